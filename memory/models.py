@@ -1,0 +1,560 @@
+"""The memory of a graph: episodes in, entities and bi-temporal facts extracted from them, and the
+observations the pipeline derives. Every row belongs to exactly one graph (DESIGN §2).
+
+Nothing here is ever deleted by the pipeline: episodes are immutable, facts are closed
+(``invalid_at`` / ``expired_at``), observations are retired.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+USER_MODEL = settings.AUTH_USER_MODEL
+
+
+class Graph(models.Model):
+    """A scope of memory: a project, a team, a support queue (shared) or one person (user)."""
+
+    class Kind(models.TextChoices):
+        SHARED = "shared", "Shared"
+        USER = "user", "User"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SHARED)
+    description = models.TextField(blank=True)
+    settings = models.JSONField(default=dict, blank=True)
+    """Overrides of ``memory.graph_settings.DEFAULTS`` (clustering thresholds, window, debounce)."""
+    ontology = models.JSONField(default=dict, blank=True)
+    """Overrides of the default ontology (see ``memory.ontology``)."""
+    data_version = models.PositiveBigIntegerField(default=0)
+    """Bumped whenever the graph's facts change; a run records the version it clustered."""
+    created_at = models.DateTimeField(default=timezone.now)
+    members = models.ManyToManyField(
+        USER_MODEL, through="Membership", related_name="graphs"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        VIEWER = "viewer", "Viewer"
+        EDITOR = "editor", "Editor"
+        OWNER = "owner", "Owner"
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["graph", "user"], name="membership_one_per_user_graph"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.role} of {self.graph}"
+
+    @property
+    def can_edit(self) -> bool:
+        return self.role in {self.Role.EDITOR, self.Role.OWNER}
+
+
+class Episode(models.Model):
+    """One raw input: a text update, a chat message or a JSON payload. Immutable once stored;
+    only its processing state changes."""
+
+    class Type(models.TextChoices):
+        TEXT = "text", "Text"
+        MESSAGE = "message", "Message"
+        JSON = "json", "JSON"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        PROCESSING = "processing", "Processing"
+        PROCESSED = "processed", "Processed"
+        FAILED = "failed", "Failed"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="episodes")
+    external_id = models.CharField(max_length=255, null=True, blank=True)
+    """The sender's idempotency key: the same (graph, external_id) is never stored twice."""
+    author = models.CharField(max_length=200, blank=True)
+    author_entity = models.ForeignKey(
+        "Entity", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.CharField(max_length=100, blank=True)
+    type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
+    content = models.TextField(blank=True)
+    data = models.JSONField(null=True, blank=True)
+    supplied = models.JSONField(null=True, blank=True)
+    """Entities and facts given with the episode (input of the structured extractor)."""
+    reference_time = models.DateTimeField()
+    """When it was said (world time)."""
+    ingested_at = models.DateTimeField(default=timezone.now)
+    """When the system received it (system time)."""
+    content_hash = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    processing_started_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    extractor = models.CharField(max_length=80, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["graph", "external_id"],
+                condition=Q(external_id__isnull=False),
+                name="episode_unique_external_id_per_graph",
+            ),
+        ]
+        indexes = [
+            # Episodes of a graph in time order (episode lists, timelines, weekly review).
+            models.Index(fields=["graph", "reference_time"], name="episode_graph_time"),
+            # The sweep: episodes still waiting for (or stuck in) processing.
+            models.Index(
+                fields=["status", "ingested_at"],
+                condition=~Q(status="processed"),
+                name="episode_unfinished",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author or 'episode'} @ {self.reference_time:%Y-%m-%d %H:%M}"
+
+    @property
+    def label(self) -> str:
+        """How exports and the API name an episode: its external id, else its uuid."""
+        return self.external_id or str(self.uuid)
+
+    @property
+    def text(self) -> str:
+        return self.content if self.type != self.Type.JSON else ""
+
+
+class Entity(models.Model):
+    """A noun of the graph: person, team, work item, service, customer, product, issue..."""
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="entities")
+    name = models.CharField(max_length=300)
+    normalized_name = models.CharField(max_length=300)
+    type = models.CharField(max_length=40)
+    summary = models.TextField(blank=True)
+    summary_fingerprint = models.CharField(max_length=64, blank=True)
+    summary_generator = models.CharField(max_length=80, blank=True)
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_entities"
+    )
+    """Set while this entity is merged into another (journaled in MergeRecord, reversible)."""
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["graph", "normalized_name"],
+                condition=Q(merged_into__isnull=True),
+                name="entity_unique_name_per_graph",
+            ),
+        ]
+        indexes = [models.Index(fields=["graph", "type"], name="entity_graph_type")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Alias(models.Model):
+    """Another name an entity is known by (a merged entity's name, a spelling variant)."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="aliases")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="aliases")
+    name = models.CharField(max_length=300)
+    normalized_name = models.CharField(max_length=300)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["graph", "normalized_name"], name="alias_unique_name_per_graph"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Fact(models.Model):
+    """A claim on an edge, ``source —relation→ target``, with two time axes:
+
+    * ``valid_at`` / ``invalid_at``: when it became / stopped being true in the world;
+    * ``created_at`` / ``expired_at``: when the system learned it / stopped believing it.
+
+    A fact is closed, never deleted; closing records what closed it.
+    """
+
+    class CloseReason(models.TextChoices):
+        SINGLE_VALUED = "single_valued", "Replaced (single-valued relation)"
+        RESOLUTION = "resolution", "Resolution rule"
+        EXPLICIT = "explicit", "Explicitly ended"
+        GIVEN = "given", "End given with the fact"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="facts")
+    source = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="facts_out")
+    relation = models.CharField(max_length=40)
+    target = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="facts_in")
+    sentence = models.TextField()
+    valid_at = models.DateTimeField()
+    invalid_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    expired_at = models.DateTimeField(null=True, blank=True)
+    close_reason = models.CharField(max_length=20, choices=CloseReason.choices, blank=True)
+    closed_by_fact = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="closed_facts"
+    )
+    closed_by_episode = models.ForeignKey(
+        Episode, null=True, blank=True, on_delete=models.PROTECT, related_name="closed_facts"
+    )
+    extractor = models.CharField(max_length=80)
+    episodes = models.ManyToManyField(Episode, through="FactEvidence", related_name="facts")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(source=F("target")), name="fact_no_self_loop"),
+            models.CheckConstraint(
+                condition=Q(invalid_at__isnull=True) | Q(invalid_at__gte=F("valid_at")),
+                name="fact_invalid_after_valid",
+            ),
+        ]
+        indexes = [
+            # Facts by signature; its (graph, source, relation) prefix serves the single-valued
+            # supersession look-up.
+            models.Index(fields=["graph", "source", "relation", "target"], name="fact_signature"),
+            # Target-mode links and resolution rules ("what DEPENDS_ON this work item?").
+            models.Index(fields=["graph", "relation", "target"], name="fact_relation_target"),
+            # Current facts of a graph: open in both time axes.
+            models.Index(
+                fields=["graph", "valid_at"],
+                condition=Q(invalid_at__isnull=True, expired_at__isnull=True),
+                name="fact_open_by_graph",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.relation} {self.target}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.invalid_at is None and self.expired_at is None
+
+
+class FactEvidence(models.Model):
+    """An episode supporting a fact, with the sentence of that episode that says it."""
+
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="evidence")
+    episode = models.ForeignKey(Episode, on_delete=models.PROTECT, related_name="evidence")
+    sentence = models.TextField()
+    extractor = models.CharField(max_length=80)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "fact evidence"
+        constraints = [
+            models.UniqueConstraint(fields=["fact", "episode"], name="evidence_one_per_fact_episode"),
+        ]
+
+
+class MergeSuggestion(models.Model):
+    """Two entities that are probably the same, waiting for a person to decide."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="merge_suggestions")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    """The newer entity, which would be merged away."""
+    into = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="+")
+    """The existing entity it would be merged into."""
+    score = models.FloatField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["graph", "entity", "into"], name="merge_suggestion_once_per_pair"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["graph", "created_at"],
+                condition=Q(status="open"),
+                name="merge_suggestion_open",
+            ),
+        ]
+
+
+class MergeRecord(models.Model):
+    """The merge journal: what a merge moved, so that undoing it restores every fact and alias."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="merge_records")
+    kept = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="+")
+    merged = models.ForeignKey(Entity, on_delete=models.PROTECT, related_name="+")
+    automatic = models.BooleanField(default=False)
+    score = models.FloatField(null=True, blank=True)
+    suggestion = models.ForeignKey(
+        MergeSuggestion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    moved = models.JSONField(default=dict)
+    """Ids moved by the merge: {"source_facts": [...], "target_facts": [...], "aliases": [...],
+    "episodes": [...]} — read back by undo."""
+    performed_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    undone_at = models.DateTimeField(null=True, blank=True)
+    undone_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+
+class PipelineRun(models.Model):
+    """One pass of clustering → analysis → reconciliation → summaries → publish over a graph."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        ABANDONED = "abandoned", "Abandoned"
+
+    class Trigger(models.TextChoices):
+        SETTLED = "settled", "Graph settled"
+        SWEEP = "sweep", "Periodic sweep"
+        MANUAL = "manual", "Started by a person"
+        COMMAND = "command", "Command line"
+        API = "api", "API"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    trigger = models.CharField(max_length=10, choices=Trigger.choices, default=Trigger.SETTLED)
+    as_of = models.DateTimeField(null=True, blank=True)
+    settings = models.JSONField(default=dict)
+    stage = models.CharField(max_length=30, blank=True)
+    progress = models.JSONField(default=dict)
+    counts = models.JSONField(default=dict)
+    timings = models.JSONField(default=dict)
+    audit = models.JSONField(default=dict)
+    """What the clustering decided and why (suppressed hub signatures, split components)."""
+    llm_calls = models.PositiveIntegerField(default=0)
+    llm_cached = models.PositiveIntegerField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    data_version = models.PositiveBigIntegerField(default=0)
+    requested_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # The lock: never two runs of one graph at once, on SQLite and PostgreSQL alike.
+            models.UniqueConstraint(
+                fields=["graph"], condition=Q(status="running"), name="run_one_running_per_graph"
+            ),
+        ]
+        indexes = [models.Index(fields=["graph", "-created_at"], name="run_graph_recent")]
+
+    def __str__(self) -> str:
+        return f"run {self.uuid} of {self.graph} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+
+class LLMCall(models.Model):
+    """Every call to the model, stored for audit: prompt, response, tokens, latency, outcome."""
+
+    class Purpose(models.TextChoices):
+        SUMMARY = "summary", "Observation summary"
+        EXTRACTION = "extraction", "Extraction"
+        ENTITY_SUMMARY = "entity_summary", "Entity summary"
+
+    class Outcome(models.TextChoices):
+        OK = "ok", "OK"
+        INVALID = "invalid", "Invalid output"
+        ERROR = "error", "Error"
+        TIMEOUT = "timeout", "Timeout"
+        RATE_LIMITED = "rate_limited", "Rate limited"
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="llm_calls")
+    run = models.ForeignKey(
+        PipelineRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_call_rows"
+    )
+    episode = models.ForeignKey(
+        Episode, null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls"
+    )
+    purpose = models.CharField(max_length=20, choices=Purpose.choices)
+    model = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=40)
+    request = models.JSONField(default=dict)
+    response = models.TextField(blank=True)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=15, choices=Outcome.choices)
+    error = models.TextField(blank=True)
+    cache_key = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "LLM call"
+        indexes = [models.Index(fields=["graph", "-created_at"], name="llm_call_graph_recent")]
+
+
+class SummaryCache(models.Model):
+    """A validated model summary, keyed by (evidence fingerprint, model, prompt version): the same
+    evidence never costs a second call."""
+
+    key = models.CharField(max_length=64, unique=True)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=40)
+    name = models.CharField(max_length=300)
+    summary = models.TextField()
+    claims = models.JSONField()
+    llm_call = models.ForeignKey(LLMCall, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+
+class Observation(models.Model):
+    """The named, summarized, evidence-backed description of one cluster. Read-only: rows are
+    written and retired only by the pipeline's reconciliation step, never edited or deleted."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        RETIRED = "retired", "Retired"
+
+    class Kind(models.TextChoices):
+        DEPENDENCY_CHAIN = "dependency_chain", "Dependency chain"
+        RECURRING_ISSUE = "recurring_issue", "Recurring issue"
+        SHARED_CONTEXT = "shared_context", "Shared context"
+
+    class RetiredReason(models.TextChoices):
+        SUPERSEDED = "superseded", "Superseded by a new version"
+        SPLIT = "split", "Split into several"
+        MERGED = "merged", "Merged with others"
+        EVIDENCE_ENDED = "evidence_ended", "Evidence ended"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="observations")
+    lineage = models.UUIDField(db_index=True)
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    name = models.CharField(max_length=300)
+    summary = models.TextField()
+    structure = models.JSONField(default=dict)
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    evidence_fingerprint = models.CharField(max_length=64)
+    episode_count = models.PositiveIntegerField(default=0)
+    fact_count = models.PositiveIntegerField(default=0)
+    people_count = models.PositiveIntegerField(default=0)
+    reach_people = models.PositiveIntegerField(default=0)
+    reach_work_items = models.PositiveIntegerField(default=0)
+    generator = models.CharField(max_length=200)
+    """"template" or the model's name."""
+    prompt_version = models.CharField(max_length=40, blank=True)
+    llm_call = models.ForeignKey(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tokens = models.PositiveIntegerField(default=0)
+    created_by_run = models.ForeignKey(
+        PipelineRun, on_delete=models.PROTECT, related_name="created_observations"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_by_run = models.ForeignKey(
+        PipelineRun,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="retired_observations",
+    )
+    retired_reason = models.CharField(max_length=20, choices=RetiredReason.choices, blank=True)
+    retirement = models.JSONField(default=dict, blank=True)
+    """Why it was retired: {"closed_facts": [...], "dropped_episodes": [...], "note": "..."}."""
+    predecessors = models.ManyToManyField(
+        "self", symmetrical=False, related_name="successors", blank=True
+    )
+    episodes = models.ManyToManyField(Episode, related_name="observations")
+    facts = models.ManyToManyField(Fact, related_name="observations")
+    entities = models.ManyToManyField(Entity, related_name="observations")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lineage", "version"], name="observation_unique_version_in_lineage"
+            ),
+        ]
+        indexes = [
+            # The board: a graph's observations by status, latest evidence first.
+            models.Index(
+                fields=["graph", "status", "-window_end"], name="observation_board"
+            ),
+            # The retired history and the weekly review.
+            models.Index(fields=["graph", "-retired_at"], name="observation_retired"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (v{self.version}, {self.status})"
+
+
+class Claim(models.Model):
+    """One sentence of an observation's summary with the facts that support it."""
+
+    observation = models.ForeignKey(Observation, on_delete=models.CASCADE, related_name="claims")
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+    facts = models.ManyToManyField(Fact, related_name="claims")
+
+    class Meta:
+        ordering = ["observation", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["observation", "position"], name="claim_unique_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text

@@ -1,0 +1,42 @@
+"""Entity names: how they are normalized for matching and how they are displayed."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_LEADING_WORDS = {"the", "a", "an", "our", "my", "their", "his", "her", "its", "your"}
+_PUNCTUATION = re.compile(r"[^\w\s]", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+# Lower-case words kept lower case inside a displayed name ("Head of Sales").
+_SMALL_WORDS = {"of", "and", "for", "to", "in", "on", "at", "by", "with", "the", "a", "an", "or"}
+
+
+def normalize_name(name: str) -> str:
+    """The key exact matching uses: case, accents, punctuation, whitespace and leading articles
+    do not matter (``"The Auth-Service  refactor."`` → ``"auth service refactor"``)."""
+    text = unicodedata.normalize("NFKC", name).casefold()
+    text = _PUNCTUATION.sub(" ", text.replace("'s ", " ").replace("’s ", " "))
+    words = _SPACE.sub(" ", text).strip().split(" ")
+    while len(words) > 1 and words[0] in _LEADING_WORDS:
+        words = words[1:]
+    return " ".join(w for w in words if w)
+
+
+def display_name(phrase: str) -> str:
+    """A name as shown: leading articles dropped, each word capitalized, acronyms and words that
+    already carry capitals kept (``"the API migration"`` → ``"API Migration"``)."""
+    words = _SPACE.sub(" ", phrase.strip()).split(" ")
+    while len(words) > 1 and words[0].lower() in _LEADING_WORDS:
+        words = words[1:]
+    shown = []
+    for i, word in enumerate(words):
+        if not word:
+            continue
+        if any(c.isupper() for c in word) or any(c.isdigit() for c in word):
+            shown.append(word)
+        elif i > 0 and word in _SMALL_WORDS:
+            shown.append(word)
+        else:
+            shown.append(word[:1].upper() + word[1:])
+    return " ".join(shown)

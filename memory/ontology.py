@@ -1,0 +1,280 @@
+"""The ontology: entity types, relations and resolution rules.
+
+The default covers both of our users (project status updates and support queues). A graph may
+override it through ``Graph.ontology`` (see ``build_ontology``): add entity types, add relations
+or change a relation's phrasings / linking mode, allow the ``RELATES_TO`` fallback, and add
+completion statuses.
+
+Each relation declares how it links episodes in the episode graph (DESIGN §4):
+
+* ``pair``   — the exact (source, relation, target) triple must match (ownership, membership);
+* ``target`` — episodes whose facts point the relation at the same target link (two workstreams
+  both ``DEPENDS_ON`` the auth refactor; three customers ``REPORTED`` the same error);
+* ``none``   — generic relations and shared statuses link nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+LinkingMode = Literal["pair", "target", "none"]
+Cardinality = Literal["single", "many"]
+
+ENTITY_TYPES: tuple[str, ...] = (
+    "Person",
+    "Team",
+    "WorkItem",
+    "Service",
+    "Customer",
+    "Product",
+    "Plan",
+    "Issue",
+    "Event",
+    "Status",
+)
+
+# Status names (normalized, lower case) that mean "this work is finished". A work item reaching one
+# of them ends the DEPENDS_ON facts that point at it (the resolution rule).
+COMPLETION_STATUSES: frozenset[str] = frozenset(
+    {"done", "shipped", "completed", "resolved", "released", "launched", "finished", "merged",
+     "closed", "live", "delivered"}
+)
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    description: str
+    source_types: tuple[str, ...]
+    target_types: tuple[str, ...]
+    linking: LinkingMode
+    cardinality: Cardinality = "many"
+    phrasings: tuple[str, ...] = ()
+    reverse_names: tuple[str, ...] = ()
+    """Names that mean this relation with source and target swapped (``BLOCKS``)."""
+
+    @property
+    def single_valued(self) -> bool:
+        return self.cardinality == "single"
+
+
+@dataclass(frozen=True)
+class Ontology:
+    entity_types: tuple[str, ...]
+    relations: dict[str, Relation]
+    completion_statuses: frozenset[str]
+    allow_relates_to: bool = False
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Other spellings of relation names → (canonical name, reversed?)."""
+
+    def relation(self, name: str) -> Relation | None:
+        return self.relations.get(name)
+
+    def normalize_relation(self, raw: str) -> tuple[str, bool] | None:
+        """Map a relation name as written (``blocks``, ``depends on``, ``DEPENDS_ON``) to its
+        canonical name and whether source and target must be swapped. ``None`` if unknown."""
+        key = raw.strip().upper().replace("-", "_").replace(" ", "_")
+        if key in self.relations:
+            return key, False
+        for relation in self.relations.values():
+            if key in relation.reverse_names:
+                return relation.name, True
+        phrase = " ".join(raw.strip().lower().replace("_", " ").split())
+        for relation in self.relations.values():
+            if phrase in relation.phrasings:
+                return relation.name, False
+        return None
+
+    def linking_mode(self, relation: str) -> LinkingMode:
+        rel = self.relations.get(relation)
+        return rel.linking if rel else "none"
+
+    def is_completion_status(self, status_name: str) -> bool:
+        return status_name.strip().lower() in self.completion_statuses
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "entity_types": list(self.entity_types),
+            "relations": [
+                {
+                    "name": r.name,
+                    "description": r.description,
+                    "source_types": list(r.source_types),
+                    "target_types": list(r.target_types),
+                    "linking": r.linking,
+                    "cardinality": r.cardinality,
+                    "phrasings": list(r.phrasings),
+                    "reverse_names": list(r.reverse_names),
+                }
+                for r in self.relations.values()
+            ],
+            "completion_statuses": sorted(self.completion_statuses),
+            "allow_relates_to": self.allow_relates_to,
+        }
+
+
+_WORK = ("WorkItem", "Service", "Product")
+
+DEFAULT_RELATIONS: tuple[Relation, ...] = (
+    Relation(
+        "RESPONSIBLE_FOR",
+        "A person or team works on, owns, leads or is assigned a work item or service.",
+        ("Person", "Team"),
+        _WORK,
+        "pair",
+        phrasings=("works on", "owns", "leads", "is assigned to", "is responsible for",
+                   "responsible for", "owner of", "drives"),
+        reverse_names=("BELONGS_TO", "OWNED_BY", "ASSIGNED_TO", "LED_BY"),
+    ),
+    Relation(
+        "MEMBER_OF",
+        "A person belongs to a team.",
+        ("Person",),
+        ("Team",),
+        "pair",
+        phrasings=("is a member of", "member of", "is on", "joined", "works in"),
+        reverse_names=("HAS_MEMBER",),
+    ),
+    Relation(
+        "DEPENDS_ON",
+        "A work item waits on another work item or a service (stored with the waiting item as "
+        "the source; BLOCKS is the same relation reversed).",
+        ("WorkItem", "Service", "Product"),
+        _WORK,
+        "target",
+        phrasings=("waiting on", "waiting for", "blocked by", "blocked on", "depends on",
+                   "needs", "requires", "can't move until ready"),
+        reverse_names=("BLOCKS", "BLOCKING", "IS_BLOCKING"),
+    ),
+    Relation(
+        "HAS_STATUS",
+        "The current status of a work item, service, issue or customer (single-valued).",
+        ("WorkItem", "Service", "Product", "Issue", "Customer"),
+        ("Status",),
+        "none",
+        cardinality="single",
+        phrasings=("is", "status", "has status"),
+    ),
+    Relation(
+        "REPORTED",
+        "A customer or person reported an issue.",
+        ("Customer", "Person"),
+        ("Issue",),
+        "target",
+        phrasings=("reported", "reports", "is seeing", "hit", "ran into", "complained about"),
+        reverse_names=("REPORTED_BY",),
+    ),
+    Relation(
+        "AFFECTS",
+        "An issue affects a product or service.",
+        ("Issue",),
+        ("Product", "Service", "WorkItem"),
+        "target",
+        phrasings=("affects", "breaks", "impacts", "on", "in"),
+        reverse_names=("AFFECTED_BY",),
+    ),
+    Relation(
+        "PRECEDED_BY",
+        "An issue started after an event (co-occurrence, never asserted as the cause).",
+        ("Issue",),
+        ("Event",),
+        "target",
+        phrasings=("started after", "since", "following", "after"),
+        reverse_names=("PRECEDES", "FOLLOWED_BY"),
+    ),
+    Relation(
+        "ON_PLAN",
+        "A customer's current plan (single-valued).",
+        ("Customer",),
+        ("Plan",),
+        "pair",
+        cardinality="single",
+        phrasings=("is on", "upgraded to", "downgraded to", "moved to", "subscribes to"),
+    ),
+    Relation(
+        "USES",
+        "Standing context: someone or something uses a product or service.",
+        ("Person", "Team", "Customer", "WorkItem", "Service", "Product"),
+        ("Product", "Service", "Plan"),
+        "none",
+        phrasings=("uses", "is using", "runs on"),
+    ),
+    Relation(
+        "RELATES_TO",
+        "Fallback for a relation the ontology does not know (only where the graph allows it).",
+        ENTITY_TYPES,
+        ENTITY_TYPES,
+        "none",
+    ),
+)
+
+
+def default_ontology() -> Ontology:
+    return Ontology(
+        entity_types=ENTITY_TYPES,
+        relations={r.name: r for r in DEFAULT_RELATIONS},
+        completion_statuses=COMPLETION_STATUSES,
+    )
+
+
+def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
+    """The default ontology with a graph's overrides applied.
+
+    ``overrides`` (``Graph.ontology``) may hold::
+
+        {"entity_types": ["Vendor"],                  # added to the default types
+         "relations": {"SUPPLIES": {"linking": "target", "source_types": ["Vendor"],
+                                    "target_types": ["Product"], "phrasings": ["supplies"]},
+                       "USES": {"linking": "pair"}},  # change a default relation
+         "completion_statuses": ["deployed"],
+         "allow_relates_to": true}
+    """
+    ontology = default_ontology()
+    if not overrides:
+        return ontology
+    entity_types = ontology.entity_types + tuple(
+        t for t in overrides.get("entity_types", []) if t not in ontology.entity_types
+    )
+    relations = dict(ontology.relations)
+    for name, spec in (overrides.get("relations") or {}).items():
+        key = name.strip().upper()
+        base = relations.get(key)
+        fields_ = {
+            "description": spec.get("description"),
+            "source_types": tuple(spec["source_types"]) if "source_types" in spec else None,
+            "target_types": tuple(spec["target_types"]) if "target_types" in spec else None,
+            "linking": spec.get("linking"),
+            "cardinality": spec.get("cardinality"),
+            "phrasings": tuple(p.lower() for p in spec["phrasings"]) if "phrasings" in spec
+            else None,
+            "reverse_names": tuple(n.upper() for n in spec["reverse_names"])
+            if "reverse_names" in spec else None,
+        }
+        given = {k: v for k, v in fields_.items() if v is not None}
+        if given.get("linking") not in (None, "pair", "target", "none"):
+            raise ValueError(f"relation {key}: linking must be pair, target or none")
+        if given.get("cardinality") not in (None, "single", "many"):
+            raise ValueError(f"relation {key}: cardinality must be single or many")
+        if base is not None:
+            relations[key] = replace(base, **given)
+        else:
+            relations[key] = Relation(
+                name=key,
+                description=given.get("description", ""),
+                source_types=given.get("source_types", entity_types),
+                target_types=given.get("target_types", entity_types),
+                linking=given.get("linking", "none"),
+                cardinality=given.get("cardinality", "many"),
+                phrasings=given.get("phrasings", ()),
+                reverse_names=given.get("reverse_names", ()),
+            )
+    completion = ontology.completion_statuses | frozenset(
+        s.strip().lower() for s in overrides.get("completion_statuses", [])
+    )
+    return Ontology(
+        entity_types=entity_types,
+        relations=relations,
+        completion_statuses=completion,
+        allow_relates_to=bool(overrides.get("allow_relates_to", False)),
+    )
