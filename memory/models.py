@@ -125,6 +125,8 @@ class Episode(models.Model):
         indexes = [
             # Episodes of a graph in time order (episode lists, timelines, weekly review).
             models.Index(fields=["graph", "reference_time"], name="episode_graph_time"),
+            # Idempotent ingestion of records that carry no external_id.
+            models.Index(fields=["graph", "content_hash"], name="episode_content_hash"),
             # The sweep: episodes still waiting for (or stuck in) processing.
             models.Index(
                 fields=["status", "ingested_at"],
@@ -276,8 +278,13 @@ class FactEvidence(models.Model):
     class Meta:
         verbose_name_plural = "fact evidence"
         constraints = [
-            models.UniqueConstraint(fields=["fact", "episode"], name="evidence_one_per_fact_episode"),
+            models.UniqueConstraint(
+                fields=["fact", "episode"], name="evidence_one_per_fact_episode"
+            ),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.episode} supports {self.fact}"
 
 
 class MergeSuggestion(models.Model):
@@ -315,6 +322,9 @@ class MergeSuggestion(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.entity} → {self.into} ({self.score:.0f})"
+
 
 class MergeRecord(models.Model):
     """The merge journal: what a merge moved, so that undoing it restores every fact and alias."""
@@ -338,6 +348,9 @@ class MergeRecord(models.Model):
     undone_by = models.ForeignKey(
         USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+
+    def __str__(self) -> str:
+        return f"{self.merged} merged into {self.kept}"
 
 
 class PipelineRun(models.Model):
@@ -440,6 +453,9 @@ class LLMCall(models.Model):
         verbose_name = "LLM call"
         indexes = [models.Index(fields=["graph", "-created_at"], name="llm_call_graph_recent")]
 
+    def __str__(self) -> str:
+        return f"{self.purpose} {self.model} {self.outcome}"
+
 
 class SummaryCache(models.Model):
     """A validated model summary, keyed by (evidence fingerprint, model, prompt version): the same
@@ -454,6 +470,9 @@ class SummaryCache(models.Model):
     claims = models.JSONField()
     llm_call = models.ForeignKey(LLMCall, null=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class Observation(models.Model):

@@ -16,7 +16,8 @@ def normalize_name(name: str) -> str:
     """The key exact matching uses: case, accents, punctuation, whitespace and leading articles
     do not matter (``"The Auth-Service  refactor."`` → ``"auth service refactor"``)."""
     text = unicodedata.normalize("NFKC", name).casefold()
-    text = _PUNCTUATION.sub(" ", text.replace("'s ", " ").replace("’s ", " "))
+    text = text.replace("\u2019", "'")  # the typographic apostrophe
+    text = _PUNCTUATION.sub(" ", text.replace("'s ", " "))
     words = _SPACE.sub(" ", text).strip().split(" ")
     while len(words) > 1 and words[0] in _LEADING_WORDS:
         words = words[1:]
@@ -33,9 +34,8 @@ def display_name(phrase: str) -> str:
     for i, word in enumerate(words):
         if not word:
             continue
-        if any(c.isupper() for c in word) or any(c.isdigit() for c in word):
-            shown.append(word)
-        elif i > 0 and word in _SMALL_WORDS:
+        keep_as_written = any(c.isupper() or c.isdigit() for c in word)
+        if keep_as_written or (i > 0 and word in _SMALL_WORDS):
             shown.append(word)
         else:
             shown.append(word[:1].upper() + word[1:])

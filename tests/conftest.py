@@ -1,1 +1,62 @@
-"""Shared fixtures. Tests run on SQLite by default and on PostgreSQL when DATABASE_URL is set."""
+"""Shared fixtures. Tests run on SQLite by default and on PostgreSQL when DATABASE_URL is set
+(CI). Tests that need a service Redis/Chromium skip without it, unless REQUIRE_SERVICES=1
+(CI sets it), in which case a missing service is a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from memory.ingestion import IngestReport, ingest_records
+from memory.models import Graph
+from tests.factories import GraphFactory
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip when a service is missing locally; fail in CI, where everything must run."""
+    if condition:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"required service missing: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_name_indexes() -> None:
+    """Each test starts with no cached names (ids are reused after a test's rollback)."""
+    from memory import resolution
+
+    resolution._indexes.clear()
+
+
+@pytest.fixture
+def graph(db: None) -> Graph:
+    return GraphFactory(slug="project-atlas", name="Project Atlas")
+
+
+IngestFn = Callable[..., IngestReport]
+
+
+@pytest.fixture
+def ingest(django_capture_on_commit_callbacks: Any) -> IngestFn:
+    """Ingest records into a graph and run what ingestion enqueues (in-process, as in the
+    embedded default)."""
+
+    def run(graph: Graph, records: Iterable[dict[str, Any]], *,
+            now: datetime | None = None) -> IngestReport:
+        numbered = list(enumerate(records, start=1))
+        with django_capture_on_commit_callbacks(execute=True):
+            return ingest_records(graph, numbered, now=now)
+
+    return run
+
+
+def jsonl(records: Iterable[dict[str, Any]]) -> bytes:
+    return "\n".join(json.dumps(r) for r in records).encode()

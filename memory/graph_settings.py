@@ -1,0 +1,34 @@
+"""Per-graph settings: defaults in code, overrides in ``Graph.settings`` / ``Graph.ontology``.
+
+Every run records the settings it used, so the audit shows which thresholds produced which
+clusters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory.models import Graph
+from memory.ontology import Ontology, build_ontology
+
+DEFAULTS: dict[str, Any] = {
+    # Clustering (see memory.engine.clustering.ClusteringSettings for what each one means).
+    "window_days": None,
+    # Pipeline orchestration.
+    "debounce_seconds": 30,
+}
+
+_ontology_cache: dict[tuple[int, str], Ontology] = {}
+
+
+def graph_settings(graph: Graph) -> dict[str, Any]:
+    return {**DEFAULTS, **(graph.settings or {})}
+
+
+def ontology_for(graph: Graph) -> Ontology:
+    """The graph's ontology (default plus its overrides), cached per override content."""
+    import json
+
+    key = (graph.pk or 0, json.dumps(graph.ontology or {}, sort_keys=True))
+    if key not in _ontology_cache:
+        _ontology_cache[key] = build_ontology(graph.ontology or None)
+    return _ontology_cache[key]

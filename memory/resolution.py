@@ -1,0 +1,203 @@
+"""Entity resolution (DESIGN §4 step 3): exact match on the normalized name, then aliases, then
+fuzzy candidates.
+
+A fuzzy candidate of the same type scoring at least ``AUTO_MERGE_SCORE`` is the same entity: the
+mention resolves to it, its spelling becomes an alias and the decision is journaled as an automatic
+merge (reversible). Candidates between ``SUGGEST_SCORE`` and that, or of a compatible but different
+type, become a new entity plus a merge suggestion for a person to accept or reject.
+
+Matching needs the graph's names in memory; ``NameIndex`` keeps them per process and catches up
+with one query per episode (entities created since it last looked), so the number of queries per
+episode does not grow with the graph.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from rapidfuzz import fuzz, process
+
+from memory.models import Alias, Entity, Graph, MergeRecord, MergeSuggestion
+from memory.names import normalize_name
+
+AUTO_MERGE_SCORE = 95.0
+SUGGEST_SCORE = 85.0
+MIN_FUZZY_LENGTH = 5
+"""Names shorter than this are only matched exactly ("Bob" and "Rob" are different people)."""
+
+# Types that may describe the same thing (a merge between them is suggested, never automatic).
+_COMPATIBLE = [{"WorkItem", "Service", "Product"}, {"Customer"}, {"Person"}, {"Team"}]
+_ORG_SUFFIX = re.compile(r"\s+(inc|corp|corporation|ltd|llc|gmbh|co|company|plc|sa|ag)$")
+
+
+def compatible_types(a: str, b: str) -> bool:
+    return a == b or any(a in group and b in group for group in _COMPATIBLE)
+
+
+def match_key(normalized: str) -> str:
+    """A looser key for fuzzy matching: organisation suffixes and plural endings dropped."""
+    key = _ORG_SUFFIX.sub("", normalized)
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+                    for w in key.split())
+
+
+@dataclass
+class NameIndex:
+    """The canonical entities of one graph, for fuzzy matching and for typing known names."""
+
+    graph_id: int
+    last_id: int = 0
+    types: dict[str, str] = field(default_factory=dict)
+    """normalized name → type (also handed to extractors as ``known_entities``)."""
+    by_type: dict[str, dict[int, str]] = field(default_factory=dict)
+    """type → {entity id → match key}."""
+
+    def catch_up(self) -> None:
+        rows = Entity.objects.filter(
+            graph_id=self.graph_id, pk__gt=self.last_id, merged_into__isnull=True
+        ).values_list("pk", "normalized_name", "type")
+        for pk, normalized, entity_type in rows:
+            self.add(pk, normalized, entity_type)
+
+    def add(self, pk: int, normalized: str, entity_type: str) -> None:
+        self.types[normalized] = entity_type
+        self.by_type.setdefault(entity_type, {})[pk] = match_key(normalized)
+        self.last_id = max(self.last_id, pk)
+
+    def candidates(self, normalized: str, entity_type: str) -> list[tuple[int, float, str]]:
+        """Fuzzy candidates ``(entity id, score, type)``, best first, at least SUGGEST_SCORE."""
+        if len(normalized) < MIN_FUZZY_LENGTH:
+            return []
+        key = match_key(normalized)
+        found: list[tuple[int, float, str]] = []
+        for other_type, names in self.by_type.items():
+            if not compatible_types(entity_type, other_type) or not names:
+                continue
+            for _, score, pk in process.extract(
+                key, names, scorer=fuzz.ratio, score_cutoff=SUGGEST_SCORE, limit=3
+            ):
+                found.append((pk, float(score), other_type))
+        found.sort(key=lambda c: (-c[1], c[0]))
+        return found
+
+
+_indexes: dict[int, NameIndex] = {}
+
+
+def name_index(graph: Graph) -> NameIndex:
+    index = _indexes.get(graph.pk)
+    if index is None:
+        index = _indexes[graph.pk] = NameIndex(graph.pk)
+    index.catch_up()
+    return index
+
+
+def forget_name_index(graph_id: int) -> None:
+    """Merges and undos change which names are canonical; the next look-up rebuilds."""
+    _indexes.pop(graph_id, None)
+
+
+@dataclass
+class Resolution:
+    entities: dict[tuple[str, str], Entity]
+    """(name as mentioned, type) → the entity it resolved to."""
+    created: list[Entity]
+    suggestions: list[MergeSuggestion]
+    automatic_merges: list[MergeRecord]
+
+
+def resolve_entities(
+    graph: Graph, mentions: list[tuple[str, str]], *, now: datetime
+) -> Resolution:
+    """Resolve ``(name, type)`` mentions to entities of ``graph``, creating what is new.
+
+    Queries: normalized names (1), aliases of the rest (1), the name index catching up (1),
+    creating new entities (1), plus suggestions and automatic merges when fuzzy matches occur."""
+    index = name_index(graph)
+    keyed = {(name, entity_type): normalize_name(name) for name, entity_type in mentions}
+    keys = {k for k in keyed.values() if k}
+    found: dict[str, Entity] = {
+        e.normalized_name: e
+        for e in Entity.objects.filter(
+            graph=graph, normalized_name__in=keys, merged_into__isnull=True
+        )
+    }
+    missing = keys - found.keys()
+    if missing:
+        for alias in Alias.objects.filter(graph=graph, normalized_name__in=missing).select_related(
+            "entity"
+        ):
+            found[alias.normalized_name] = _canonical(alias.entity)
+    result = Resolution(entities={}, created=[], suggestions=[], automatic_merges=[])
+    to_create: dict[str, Entity] = {}
+    fuzzy: dict[str, list[tuple[int, float, str]]] = {}
+    for (name, entity_type), key in keyed.items():
+        if not key or key in found or key in to_create:
+            continue
+        candidates = index.candidates(key, entity_type)
+        best = candidates[0] if candidates else None
+        if best and best[1] >= AUTO_MERGE_SCORE and best[2] == entity_type:
+            fuzzy[key] = [best]
+        else:
+            fuzzy[key] = candidates
+        to_create[key] = Entity(
+            graph=graph, name=name.strip(), normalized_name=key, type=entity_type, created_at=now
+        )
+    if to_create:
+        # Not added to the index here: the transaction may still roll back. The next catch-up
+        # reads them once committed.
+        created = Entity.objects.bulk_create(list(to_create.values()))
+        result.created.extend(created)
+        _apply_fuzzy_matches(graph, created, fuzzy, found, result, now)
+        for entity in created:
+            found.setdefault(entity.normalized_name, entity)
+    for (name, entity_type), key in keyed.items():
+        if key:
+            result.entities[(name, entity_type)] = found[key]
+    return result
+
+
+def _apply_fuzzy_matches(
+    graph: Graph,
+    created: list[Entity],
+    fuzzy: dict[str, list[tuple[int, float, str]]],
+    found: dict[str, Entity],
+    result: Resolution,
+    now: datetime,
+) -> None:
+    from memory.merges import merge_entities
+
+    wanted = {pk for cands in fuzzy.values() for pk, _, _ in cands}
+    if not wanted:
+        return
+    # The index is a hint (another process may have merged since); the database decides.
+    existing = {e.pk: _canonical(e) for e in Entity.objects.filter(pk__in=wanted, graph=graph)}
+    for entity in created:
+        candidates = [c for c in fuzzy.get(entity.normalized_name, []) if c[0] in existing]
+        if not candidates:
+            continue
+        best_pk, best_score, best_type = candidates[0]
+        into = existing[best_pk]
+        if best_score >= AUTO_MERGE_SCORE and best_type == entity.type and into.pk != entity.pk:
+            record = merge_entities(into, entity, automatic=True, score=best_score, now=now)
+            result.automatic_merges.append(record)
+            found[entity.normalized_name] = into
+            continue
+        for pk, score, _ in candidates:
+            if existing[pk].pk == entity.pk:
+                continue
+            suggestion, _ = MergeSuggestion.objects.get_or_create(
+                graph=graph, entity=entity, into=existing[pk],
+                defaults={"score": score, "created_at": now},
+            )
+            result.suggestions.append(suggestion)
+
+
+def _canonical(entity: Entity) -> Entity:
+    seen = 0
+    while entity.merged_into_id is not None and seen < 10:
+        entity = Entity.objects.get(pk=entity.merged_into_id)
+        seen += 1
+    return entity

@@ -1,0 +1,165 @@
+"""Ingestion: idempotent, and every bad line is reported with its line, field and reason while
+the good lines are still stored — never a half-written episode, never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memory.ingestion import MAX_CONTENT_BYTES, ingest_records, read_records
+from memory.models import Episode, Graph
+from tests.conftest import jsonl
+
+GOOD = {
+    "external_id": "alice-1",
+    "author": "Alice",
+    "reference_time": "2026-11-23T09:00:00+00:00",
+    "content": "The API migration is blocked.",
+}
+
+
+def run_ingest(tmp_path: Path, payload: bytes, *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "episodes.jsonl"
+    path.write_bytes(payload)
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command("ingest", str(path), "--graph", "project-atlas", "--no-process", *args,
+                     stdout=out, stderr=err)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def line(**changes: Any) -> dict[str, Any]:
+    record = {**GOOD, **changes}
+    return {k: v for k, v in record.items() if v is not None}
+
+
+@pytest.mark.django_db
+def test_a_good_file_is_stored_and_reingesting_it_stores_nothing_new(graph: Graph,
+                                                                     tmp_path: Path) -> None:
+    payload = jsonl([line(), line(external_id="bob-1", author="Bob")])
+
+    assert run_ingest(tmp_path, payload) == (0, "stored 2, duplicates 0, rejected 0\n", "")
+    assert run_ingest(tmp_path, payload) == (0, "stored 0, duplicates 2, rejected 0\n", "")
+    assert Episode.objects.filter(graph=graph).count() == 2
+
+
+@pytest.mark.django_db
+def test_records_without_external_id_are_deduplicated_by_content(graph: Graph) -> None:
+    record = line(external_id=None)
+    first = ingest_records(graph, [(1, record), (2, record)], process=False)
+    again = ingest_records(graph, [(1, record)], process=False)
+
+    assert (first.stored, first.duplicates) == (1, 1)
+    assert (again.stored, again.duplicates) == (0, 1)
+
+
+@pytest.mark.django_db
+def test_a_json_array_is_read_like_json_lines(graph: Graph) -> None:
+    payload = json.dumps([line(), line(external_id="x2")]).encode()
+
+    report = ingest_records(graph, read_records(payload), process=False)
+
+    assert report.stored == 2
+
+
+@pytest.mark.django_db
+def test_a_message_written_as_name_colon_text_takes_name_as_author(graph: Graph) -> None:
+    record = line(type="message", author=None, content="Bob: I'm waiting on the auth refactor.")
+
+    ingest_records(graph, [(1, record)], process=False)
+
+    assert Episode.objects.get(graph=graph).author == "Bob"
+
+
+BAD_LINES: list[tuple[str, bytes, str]] = [
+    ("malformed JSON", b'{"author": "Alice", ', "line 2: line: malformed JSON"),
+    ("missing reference_time", json.dumps(line(reference_time=None)).encode(),
+     "line 2: reference_time: is required"),
+    ("timestamp without offset", json.dumps(line(reference_time="2026-11-23T09:00:00")).encode(),
+     "line 2: reference_time: '2026-11-23T09:00:00' has no UTC offset"),
+    ("unparseable timestamp", json.dumps(line(reference_time="next tuesday")).encode(),
+     "line 2: reference_time: 'next tuesday' is not an ISO 8601 timestamp"),
+    ("unknown type", json.dumps(line(type="audio")).encode(),
+     "line 2: type: unknown type 'audio'; use one of text, message, json"),
+    ("empty content", json.dumps(line(content="   ")).encode(), "line 2: content: is empty"),
+    ("data not an object", json.dumps(line(type="json", content=None, data=[1, 2])).encode(),
+     "line 2: data: must be a JSON object for json episodes"),
+    ("unknown relation", json.dumps(line(facts=[
+        {"source": "API Migration", "relation": "ADMIRES", "target": "Auth Service"}
+    ])).encode(), "line 2: facts[0].relation: unknown relation 'ADMIRES'; known relations: "),
+    ("self-loop fact", json.dumps(line(facts=[
+        {"source": "API Migration", "relation": "DEPENDS_ON", "target": "the API migration"}
+    ])).encode(), "line 2: facts[0]: a fact cannot link 'API Migration' to itself"),
+    ("oversized content", json.dumps(line(content="x" * (MAX_CONTENT_BYTES + 1))).encode(),
+     "line 2: content: is 65,537 bytes; the limit is 65,536 bytes (64 KB)"),
+    ("non-UTF-8 bytes", b'{"author": "Al\xffice"}',
+     "line 2: line: not valid UTF-8 (invalid start byte at byte 14)"),
+    ("not an object", b"[1, 2]", "line 2: line: must be a JSON object"),
+    ("unknown entity type", json.dumps(line(entities=[{"name": "X", "type": "Planet"}])).encode(),
+     "line 2: entities[0].type: unknown entity type 'Planet'"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("case", "bad", "message"), BAD_LINES, ids=[c[0] for c in BAD_LINES])
+def test_a_bad_line_is_reported_and_the_good_lines_are_still_stored(
+    graph: Graph, tmp_path: Path, case: str, bad: bytes, message: str
+) -> None:
+    good_before = json.dumps(line(external_id="before")).encode()
+    good_after = json.dumps(line(external_id="after")).encode()
+
+    code, out, err = run_ingest(tmp_path, b"\n".join([good_before, bad, good_after]))
+
+    assert code == 1
+    assert out == "stored 2, duplicates 0, rejected 1\n"
+    assert err.startswith(message), err
+    assert "Traceback" not in err
+    assert sorted(Episode.objects.filter(graph=graph).values_list("external_id", flat=True)) == [
+        "after", "before"
+    ]
+
+
+@pytest.mark.django_db
+def test_an_unknown_graph_needs_create(tmp_path: Path) -> None:
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(jsonl([line()]))
+
+    with pytest.raises(CommandError, match="unknown graph 'nowhere'; pass --create"):
+        call_command("ingest", str(path), "--graph", "nowhere", "--no-process")
+
+    call_command("ingest", str(path), "--graph", "nowhere", "--create", "--no-process",
+                 stdout=io.StringIO())
+    assert Graph.objects.get(slug="nowhere").episodes.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_graph_that_allows_relates_to_keeps_unknown_relations(graph: Graph) -> None:
+    graph.ontology = {"allow_relates_to": True}
+    graph.save()
+    record = line(facts=[{"source": "Alice", "relation": "ADMIRES", "target": "Bob"}])
+
+    report = ingest_records(graph, [(1, record)], process=False)
+
+    assert report.stored == 1
+    assert Episode.objects.get().supplied["facts"][0]["relation"] == "RELATES_TO"
+
+
+@pytest.mark.django_db
+def test_blocks_is_stored_as_the_reversed_depends_on(graph: Graph) -> None:
+    record = line(facts=[{"source": "Auth Refactor", "relation": "BLOCKS",
+                          "target": "API Migration"}])
+
+    ingest_records(graph, [(1, record)], process=False)
+
+    fact = Episode.objects.get().supplied["facts"][0]
+    assert (fact["source"], fact["relation"], fact["target"]) == (
+        "API Migration", "DEPENDS_ON", "Auth Refactor"
+    )
