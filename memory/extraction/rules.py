@@ -1,0 +1,1847 @@
+"""The rules extractor: deterministic English patterns for status updates and support tickets.
+
+It is the embedded default (DESIGN §4 step 2), so the product works with no model at all. It
+knows a fixed set of phrasings (the table below); text it does not understand yields no facts,
+never guessed ones. Relations come out canonical and with the ontology's direction convention
+(``X blocks Y`` → ``Y DEPENDS_ON X``; ``X belongs to Bob`` → ``Bob RESPONSIBLE_FOR X``).
+
+How a text is read
+------------------
+1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), newlines and bullets (``- ``, ``* ``,
+   ``1. ``). A question asserts nothing and is skipped; so is a greeting or label before a colon
+   ("Hey team, quick update: …").
+2. Clauses: ``;``, ``:``, ``, which`` / ``, owned by`` (a relative clause about the noun phrase
+   before it, also mid-sentence: "X, which Bob owns, is late"), ``because``/``until``/``since``
+   (a *reason* clause: what the previous clause's item waits on; ``since`` before a date or an
+   event is no break), ``if``/``unless`` (conditional: skipped), ``and``/``but``/``so`` between
+   clauses. A bare ``and`` splits only where what precedes it has a verb, and a clause that is not
+   understood whole is tried again, split at each ``and`` ("went live and customers are happy").
+3. Each clause loses its event phrase (``after the nightly backfill`` → an Event that the issues
+   of the sentence are ``PRECEDED_BY``), its date (``on 2026-04-28``, ``on April 28``, ``since
+   March 3`` → ``valid_at``), time adverbs and fillers (``also``, ``still``, ``yesterday``...).
+4. The clause is matched against the patterns in order (each gated by a word it needs, so most
+   regexes never run); the first whose handler understands it wins, and a handler that declines
+   leaves nothing behind.
+5. The episode is then settled: "I'm waiting on X" attaches to the author's work item, the work
+   item whose status a Person reports becomes theirs unless the episode names another owner,
+   facts the ontology does not allow or that point at their own source are dropped (with a note
+   in ``dropped``), and a single-valued relation (``HAS_STATUS``, ``ON_PLAN``) keeps the last
+   value said.
+
+Interpretation rules (judgement calls)
+--------------------------------------
+* First person (I, we, our team, me, us) is the author; so is a standup line with no subject
+  ("Waiting on X", "Shipped X"), and an organisation's short name in its own ticket ("Acme" for
+  Acme Corp). "Our dashboard" is the author's product.
+* "I'm waiting on X" needs the author's work item (the latest they reported a status of or said
+  they own, else the first after); with none, nothing is invented: the fact is dropped with a note.
+* Coreference: ``it``, ``this``, ``that``, ``that work``/``this project``... mean the most recent
+  work item (or service, product, issue) mentioned before; ``which`` means the noun phrase before.
+* Lists: "A, B and C are blocked", "Carol and I own X", "depends on X and the Y API" give one fact
+  per item. Later items of a list start with a determiner or are names, so "the search and
+  indexing project" stays one name.
+* A status word (blocked, stalled, done...) makes a ``Status`` entity named by its canonical word:
+  Blocked, Stalled, At Risk, On Track, In Progress, On Hold, Delayed, Unblocked, and Done for every
+  completion word (shipped, released, live...). On an ``Issue`` every completion word is Resolved.
+* Only statements whose grammatical subject is the item carry its status: "X is blocked by Y" and
+  "X can't move forward because Y isn't ready" say X is Blocked; "Y blocks X" only says X depends
+  on Y. A status said in passing in a reason or relative clause ("…because Y is late", "Y, which
+  is late") is Y's status but does not make Y the author's; "isn't ready" is no status at all.
+* Negations, hedges and modals ("is not blocked", "is probably on track", "will be at risk")
+  match no pattern and give nothing; "not blocked anymore" reads as "no longer blocked".
+* A named third party who reports an issue (or, in a customer's ticket, uses a product or holds a
+  plan) is a Customer unless the graph knows them; a named owner, assignee or team member is a
+  Person (Team when the name ends with team, squad...). Known entities always decide the type.
+* An issue said in a Customer's episode is reported by that customer unless someone else is named.
+  "X is slow" is an issue only in a customer's ticket (from a project update it is no latency).
+* Issue names are normalized so the same error matches however it is said: any HTTP status code
+  ("a 502 error", "HTTP 502s", "502 Bad Gateway") → ``502 Errors``; any timeout ("timeouts",
+  "requests time out") → ``Timeout Errors``; "can't log in" → ``Login Failures``; "fails to load"
+  → ``Load Failures``; "exports keep failing" → ``Export Failures``; latency/slowness →
+  ``Latency``; otherwise the phrase without articles and intensity words ("intermittent"), with
+  its last word plural (``a login bug`` → ``Login Bugs``).
+* Relative dates ("last month", "last Monday") give no ``valid_at``; they are only removed.
+
+Phrasings covered
+-----------------
+Each row is a test (``tests/memory/test_extraction_rules.py`` reads this table). Rows in the
+*plan*, *support* and *event* categories are written by the customer **Acme Corp**; every other
+row by **Alice** (a Person). The reference time is 2026-05-08 UTC. Facts are ``source RELATION
+target`` separated by ``;``; ``@date`` is an explicit ``valid_at``; ``closes S REL T`` is a
+closure (``*``: any target); ``—`` means nothing is extracted.
+
+| # | category | example sentence | facts produced |
+|---|---|---|---|
+| 1 | ownership | I'm working on the search revamp. | Alice RESPONSIBLE_FOR Search Revamp |
+| 2 | ownership | I own the billing migration. | Alice RESPONSIBLE_FOR Billing Migration |
+| 3 | ownership | I'm leading the data pipeline rewrite. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite |
+| 4 | ownership | Bob owns the payments integration. | Bob RESPONSIBLE_FOR Payments Integration |
+| 5 | ownership | The payments integration is owned by Bob. | Bob RESPONSIBLE_FOR Payments Integration |
+| 6 | ownership | The payments integration is blocked. That work belongs to Bob. | Bob RESPONSIBLE_FOR Payments Integration; Payments Integration HAS_STATUS Blocked |
+| 7 | ownership | The search revamp depends on the indexing service, which the platform team owns. | Search Revamp DEPENDS_ON Indexing Service; Platform Team RESPONSIBLE_FOR Indexing Service |
+| 8 | ownership | The API migration is waiting for the auth service refactor from the backend team. | API Migration DEPENDS_ON Auth Service Refactor; Backend Team RESPONSIBLE_FOR Auth Service Refactor |
+| 9 | ownership | Dana is responsible for the onboarding flow. | Dana RESPONSIBLE_FOR Onboarding Flow |
+| 10 | ownership | I've been assigned the SSO rollout. | Alice RESPONSIBLE_FOR SSO Rollout |
+| 11 | ownership | The SSO rollout is assigned to Erin. | Erin RESPONSIBLE_FOR SSO Rollout |
+| 12 | ownership | Frank took over the export feature. | Frank RESPONSIBLE_FOR Export Feature |
+| 13 | ownership | The payments integration is blocked. Bob owns it. | Bob RESPONSIBLE_FOR Payments Integration; Payments Integration HAS_STATUS Blocked |
+| 14 | ownership | Carol and I are working on the onboarding flow. | Carol RESPONSIBLE_FOR Onboarding Flow; Alice RESPONSIBLE_FOR Onboarding Flow |
+| 15 | ownership | I'm working with Bob on the API migration. | Alice RESPONSIBLE_FOR API Migration; Bob RESPONSIBLE_FOR API Migration |
+| 16 | ownership | The auth service refactor, owned by the backend team, is at risk. | Backend Team RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS At Risk |
+| 17 | membership | I'm on the platform team. | Alice MEMBER_OF Platform Team |
+| 18 | membership | Grace joined the data team. | Grace MEMBER_OF Data Team |
+| 19 | membership | Heidi is a member of the mobile team. | Heidi MEMBER_OF Mobile Team |
+| 20 | membership | Dana moved to the platform team. | Dana MEMBER_OF Platform Team |
+| 21 | dependency | The API migration is blocked. I'm waiting on the auth service refactor. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS Blocked; API Migration DEPENDS_ON Auth Service Refactor |
+| 22 | dependency | The search revamp is blocked by the indexing service. | Alice RESPONSIBLE_FOR Search Revamp; Search Revamp HAS_STATUS Blocked; Search Revamp DEPENDS_ON Indexing Service |
+| 23 | dependency | The search revamp is blocked on the indexing service. | Alice RESPONSIBLE_FOR Search Revamp; Search Revamp HAS_STATUS Blocked; Search Revamp DEPENDS_ON Indexing Service |
+| 24 | dependency | The mobile release depends on the payments API. | Mobile Release DEPENDS_ON Payments API |
+| 25 | dependency | The checkout flow needs the payments integration. | Checkout Flow DEPENDS_ON Payments Integration |
+| 26 | dependency | The checkout flow can't move forward until the payments integration is ready. | Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Blocked; Checkout Flow DEPENDS_ON Payments Integration |
+| 27 | dependency | The checkout flow can't move forward because the payments integration isn't ready. | Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Blocked; Checkout Flow DEPENDS_ON Payments Integration |
+| 28 | dependency | The auth service refactor is blocking the API migration. | API Migration DEPENDS_ON Auth Service Refactor |
+| 29 | dependency | The auth service refactor blocks the payments integration. | Payments Integration DEPENDS_ON Auth Service Refactor |
+| 30 | dependency | The mobile release is waiting for the payments API. | Mobile Release DEPENDS_ON Payments API |
+| 31 | dependency | The data pipeline rewrite is stalled because we're waiting on the warehouse migration. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite; Data Pipeline Rewrite HAS_STATUS Stalled; Data Pipeline Rewrite DEPENDS_ON Warehouse Migration |
+| 32 | dependency | I'm waiting on the auth service refactor. | — |
+| 33 | dependency | The API migration depends on the auth service refactor and the payments API. | API Migration DEPENDS_ON Auth Service Refactor; API Migration DEPENDS_ON Payments API |
+| 34 | dependency | The API migration is blocked by the auth service refactor, which is delayed. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS Blocked; API Migration DEPENDS_ON Auth Service Refactor; Auth Service Refactor HAS_STATUS Delayed |
+| 35 | dependency | Waiting on the auth service refactor, so the API migration is stalled. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS Stalled; API Migration DEPENDS_ON Auth Service Refactor |
+| 36 | status | The API migration is blocked. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS Blocked |
+| 37 | status | The payments integration is stalled. | Alice RESPONSIBLE_FOR Payments Integration; Payments Integration HAS_STATUS Stalled |
+| 38 | status | The data pipeline rewrite is at risk. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite; Data Pipeline Rewrite HAS_STATUS At Risk |
+| 39 | status | The search revamp is on track. | Alice RESPONSIBLE_FOR Search Revamp; Search Revamp HAS_STATUS On Track |
+| 40 | status | The billing migration is in progress. | Alice RESPONSIBLE_FOR Billing Migration; Billing Migration HAS_STATUS In Progress |
+| 41 | status | The mobile release is on hold. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS On Hold |
+| 42 | status | The SSO rollout is delayed since March 3. | Alice RESPONSIBLE_FOR SSO Rollout; SSO Rollout HAS_STATUS Delayed @2026-03-03 |
+| 43 | status | The checkout flow is stuck. | Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Blocked |
+| 44 | status | The API migration was blocked, but it's on track now. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS On Track |
+| 45 | status | The API migration, the payments integration and the checkout flow are blocked. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS Blocked; Alice RESPONSIBLE_FOR Payments Integration; Payments Integration HAS_STATUS Blocked; Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Blocked |
+| 46 | status | Hey team, quick update: the search revamp is on track. | Alice RESPONSIBLE_FOR Search Revamp; Search Revamp HAS_STATUS On Track |
+| 47 | completion | The backend team shipped the auth service refactor. | Backend Team RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS Done |
+| 48 | completion | The auth service refactor was shipped by the backend team. | Backend Team RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS Done |
+| 49 | completion | The auth service refactor shipped. | Alice RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS Done |
+| 50 | completion | The export feature is done. | Alice RESPONSIBLE_FOR Export Feature; Export Feature HAS_STATUS Done |
+| 51 | completion | We finished the data pipeline rewrite. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite; Data Pipeline Rewrite HAS_STATUS Done |
+| 52 | completion | The mobile release has been released. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS Done |
+| 53 | completion | The onboarding flow is live. | Alice RESPONSIBLE_FOR Onboarding Flow; Onboarding Flow HAS_STATUS Done |
+| 54 | completion | Shipped the billing migration! | Alice RESPONSIBLE_FOR Billing Migration; Billing Migration HAS_STATUS Done |
+| 55 | completion | The release went live on Tuesday and customers are happy. | Alice RESPONSIBLE_FOR Release; Release HAS_STATUS Done |
+| 56 | unblocked | The API migration is back on track. I'm no longer waiting on the auth service refactor. | Alice RESPONSIBLE_FOR API Migration; API Migration HAS_STATUS On Track; closes API Migration DEPENDS_ON Auth Service Refactor |
+| 57 | unblocked | The payments integration is no longer blocked on the auth service refactor. | closes Payments Integration DEPENDS_ON Auth Service Refactor |
+| 58 | unblocked | The checkout flow is unblocked. | Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Unblocked; closes Checkout Flow DEPENDS_ON * |
+| 59 | unblocked | The auth service refactor is no longer blocking the API migration. | closes API Migration DEPENDS_ON Auth Service Refactor |
+| 60 | unblocked | I'm no longer waiting on the auth service refactor. | — |
+| 61 | plan | We upgraded to Enterprise on 2026-04-28. | Acme Corp ON_PLAN Enterprise @2026-04-28 |
+| 62 | plan | Acme Corp is on the Standard plan. | Acme Corp ON_PLAN Standard |
+| 63 | plan | We downgraded to the Pro plan. | Acme Corp ON_PLAN Pro |
+| 64 | plan | Initech moved to the Business plan last month. | Initech ON_PLAN Business |
+| 65 | plan | We switched from Pro to the Team plan on April 28. | Acme Corp ON_PLAN Team @2026-04-28 |
+| 66 | plan | We have the Pro plan. | Acme Corp ON_PLAN Pro |
+| 67 | plan | We moved from Pro to Enterprise on 3 May 2026. | Acme Corp ON_PLAN Enterprise @2026-05-03 |
+| 68 | support | We're seeing 502 errors on the checkout page. | Acme Corp REPORTED 502 Errors; 502 Errors AFFECTS Checkout Page |
+| 69 | support | Exports fail with timeout errors. | Acme Corp REPORTED Timeout Errors; Timeout Errors AFFECTS Exports |
+| 70 | support | Globex reported timeout errors in the billing dashboard. | Globex REPORTED Timeout Errors; Timeout Errors AFFECTS Billing Dashboard |
+| 71 | support | Our dashboard has been throwing 500 errors. | Acme Corp REPORTED 500 Errors; 500 Errors AFFECTS Dashboard |
+| 72 | support | We keep getting HTTP 502s. | Acme Corp REPORTED 502 Errors |
+| 73 | support | Requests time out on the export. | Acme Corp REPORTED Timeout Errors; Timeout Errors AFFECTS Export |
+| 74 | support | Our users can't log in to the mobile app. | Acme Corp REPORTED Login Failures; Login Failures AFFECTS Mobile App |
+| 75 | support | The 502 errors are resolved. | 502 Errors HAS_STATUS Resolved |
+| 76 | support | Hi, our exports keep failing. | Acme Corp REPORTED Export Failures; Export Failures AFFECTS Exports |
+| 77 | support | The checkout page is slow. | Acme Corp REPORTED Latency; Latency AFFECTS Checkout Page |
+| 78 | support | The dashboard is down! | Acme Corp REPORTED Outages; Outages AFFECTS Dashboard |
+| 79 | support | Customer Globex is seeing timeouts too. | Globex REPORTED Timeout Errors |
+| 80 | support | Acme uses Slack and Jira. | Acme Corp USES Slack; Acme Corp USES Jira |
+| 81 | event | The timeouts started after the nightly backfill. | Acme Corp REPORTED Timeout Errors; Timeout Errors PRECEDED_BY Nightly Backfill |
+| 82 | event | Since the Tuesday deploy we get 502 errors. | Acme Corp REPORTED 502 Errors; 502 Errors PRECEDED_BY Tuesday Deploy |
+| 83 | event | We see 502 Bad Gateway on the checkout page following the nightly backfill. | Acme Corp REPORTED 502 Errors; 502 Errors AFFECTS Checkout Page; 502 Errors PRECEDED_BY Nightly Backfill |
+| 84 | event | We're on Enterprise and still seeing 504 Gateway Timeout errors in the reporting API after the maintenance window. | Acme Corp ON_PLAN Enterprise; Acme Corp REPORTED 504 Errors; 504 Errors AFFECTS Reporting API; 504 Errors PRECEDED_BY Maintenance Window |
+| 85 | event | Since the May 3 deploy, uploads fail with 413 errors. | Acme Corp REPORTED 413 Errors; 413 Errors AFFECTS Uploads; 413 Errors PRECEDED_BY May 3 Deploy |
+| 86 | usage | We use the reporting API. | Alice USES Reporting API |
+| 87 | usage | The checkout flow runs on the payments API. | Checkout Flow USES Payments API |
+| 88 | none | Lunch was great today. See you all on Friday! | — |
+| 89 | none | The auth service refactor depends on the auth service refactor. | — |
+| 90 | none | Is the API migration blocked? | — |
+| 91 | none | If the auth service refactor slips, the API migration will be at risk. | — |
+| 92 | none | The API migration is not blocked. | — |
+| 93 | none | I think the search revamp is probably on track. | — |
+| 94 | none | Progress on the API migration is slow. | — |
+"""  # noqa: E501 (the table's rows are as long as their examples)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import NamedTuple
+
+from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.names import display_name, normalize_name
+from memory.ontology import Ontology, default_ontology
+
+RULES_EXTRACTOR = "rules@1"
+
+RESPONSIBLE_FOR = "RESPONSIBLE_FOR"
+MEMBER_OF = "MEMBER_OF"
+DEPENDS_ON = "DEPENDS_ON"
+HAS_STATUS = "HAS_STATUS"
+REPORTED = "REPORTED"
+AFFECTS = "AFFECTS"
+PRECEDED_BY = "PRECEDED_BY"
+ON_PLAN = "ON_PLAN"
+USES = "USES"
+
+# ------------------------------------------------------------------------------------ vocabulary
+
+# Last words that decide what kind of thing a noun phrase names.
+_TEAM_HEADS = frozenset(
+    {"team", "teams", "squad", "org", "organization", "organisation", "group", "department",
+     "guild", "crew", "tribe", "chapter"}
+)
+_WORK_HEADS = frozenset(
+    {"migration", "integration", "refactor", "refactoring", "flow", "rollout", "project",
+     "feature", "launch", "upgrade", "redesign", "revamp", "epic", "task", "fix", "release",
+     "cleanup", "rewrite", "onboarding", "implementation", "work", "initiative", "pipeline",
+     "report", "reports", "dashboard", "overhaul", "milestone", "audit", "prototype", "spike",
+     "story", "ticket", "workstream", "effort", "port", "build", "deprecation", "consolidation"}
+)
+_SERVICE_HEADS = frozenset(
+    {"service", "services", "api", "apis", "gateway", "database", "db", "cluster", "queue",
+     "server", "backend", "cache", "broker", "microservice", "endpoint", "worker", "workers"}
+)
+_ISSUE_HEADS = frozenset(
+    {"error", "errors", "failure", "failures", "crash", "crashes", "outage", "outages", "bug",
+     "bugs", "exception", "exceptions", "latency", "slowness", "slowdown", "slowdowns",
+     "timeout", "timeouts", "incident", "incidents"}
+)
+_EVENT_HEADS = (
+    "backfill", "deploy", "deployment", "release", "maintenance", "migration", "upgrade",
+    "restart", "sync", "import", "batch", "job", "cron", "update",
+)
+_ORG_SUFFIXES = frozenset(
+    {"inc", "corp", "corporation", "ltd", "llc", "gmbh", "co", "labs", "plc", "ag", "limited",
+     "company", "pty", "bv", "sa", "sas", "srl", "oy", "ab"}
+)
+_PLAN_WORDS = frozenset(
+    {"free", "starter", "basic", "standard", "pro", "professional", "business", "team",
+     "premium", "enterprise", "growth", "plus", "scale", "ultimate"}
+)
+# "The checkout flow needs X" — these subjects mean too little to become a surface.
+_GENERIC_SUBJECTS = frozenset(
+    {"requests", "request", "calls", "api calls", "queries", "connections", "things",
+     "everything", "users", "customers", "people", "we", "i", "it"}
+)
+# Single words too vague to be an entity on their own.
+_VAGUE_NOUNS = frozenset(
+    {"something", "anything", "everything", "nothing", "someone", "anyone", "everyone",
+     "nobody", "time", "help", "more", "things", "stuff", "all", "team", "work", "lunch",
+     "today", "tomorrow", "yesterday", "you", "them", "feedback", "progress", "that", "this",
+     "it", "one", "way", "lot", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday"}
+)
+# Words that cannot be part of a noun phrase: when they appear, the pattern read the clause wrong.
+_NOT_IN_NOUN_PHRASE = frozenset(
+    {"i", "we", "you", "they", "he", "she", "me", "us", "him", "them", "is", "are", "was",
+     "were", "am", "be", "been", "being", "will", "would", "should", "could", "can", "cannot",
+     "not", "no", "do", "does", "did", "has", "have", "had", "if", "when", "because", "until",
+     "while", "who", "what", "why", "how", "there", "here", "which", "whose", "whom", "so",
+     "but", "than", "then", "as", "see", "get", "got", "getting", "seeing", "throwing",
+     "failing", "waiting", "blocked", "working"}
+)
+_LEADING_PREPOSITIONS = frozenset(
+    {"to", "on", "in", "at", "for", "with", "from", "by", "of", "about", "into", "onto", "over",
+     "under", "after", "before", "since", "until"}
+)
+_DETERMINERS = frozenset({"the", "a", "an", "our", "my", "their", "his", "her", "its", "your"})
+_FIRST_PERSON = frozenset({"i", "we", "me", "us", "myself", "ourselves", "our team", "my team"})
+_POSSESSIVE_FIRST_PERSON = ("our ", "my ")
+# "it", "that work", "this project"... — the most recent thing mentioned.
+_PRONOUNS = frozenset({"it", "this", "that", "the latter"})
+_PRONOUN_NOUNS = frozenset(
+    {"work", "one", "project", "item", "task", "ticket", "piece", "effort", "initiative",
+     "workstream", "feature"}
+)
+_INTENSITY_WORDS = frozenset(
+    {"a", "an", "the", "some", "many", "lots", "of", "frequent", "intermittent", "occasional",
+     "constant", "random", "several", "more", "recurring", "repeated", "high", "huge", "bad",
+     "terrible", "massive", "severe", "new", "these", "those", "our", "my", "sporadic"}
+)
+_THINGS = frozenset({"WorkItem", "Service", "Product", "Issue"})
+_AGENTS = frozenset({"Person", "Team", "Customer"})
+
+# Status phrase (lower case) → canonical status word (displayed with display_name).
+_STATUS_WORDS: dict[str, str] = {
+    "blocked": "blocked", "stuck": "blocked", "held up": "blocked",
+    "stalled": "stalled",
+    "at risk": "at risk",
+    "on track": "on track", "on schedule": "on track",
+    "in progress": "in progress", "underway": "in progress", "under way": "in progress",
+    "in flight": "in progress",
+    "on hold": "on hold", "paused": "on hold",
+    "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed",
+    "slipping": "delayed", "late": "delayed", "slipped": "delayed",
+    "done": "done", "complete": "done", "completed": "done", "finished": "done",
+    "shipped": "done", "released": "done", "launched": "done", "live": "done",
+    "merged": "done", "delivered": "done", "resolved": "done", "closed": "done",
+    "fixed": "done", "wrapped up": "done", "landed": "done", "went live": "done",
+    "unblocked": "unblocked",
+}
+_DONE, _RESOLVED, _BLOCKED = "done", "resolved", "blocked"
+_MONTHS: dict[str, int] = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}
+
+# ---------------------------------------------------------------------------- regex fragments
+
+_I = re.IGNORECASE
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_BE = (r"(?:is|are|am|was|were|has been|have been|had been|been|remains|remain|seems|seem"
+       r"|looks|look|got|gets|get|went)")
+_STATUS_ALT = "|".join(sorted((re.escape(s) for s in _STATUS_WORDS), key=len, reverse=True))
+_MONTH_ALT = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+              r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+_WEEKDAY_ALT = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_EVENT_ALT = "|".join(_EVENT_HEADS)
+_READY = (r"ready|done|finished|complete|completed|shipped|merged|live|available|landed|released"
+          r"|deployed|in place|fixed|resolved|unblocked|out|in")
+_SURFACE_PREP = (r"on|in|with|from|at|for|when using|when opening|when loading|while using"
+                 r"|when we use|when we open")
+_QUANTITY = (r"(?:(?:a lot of|lots of|many|some|frequent|intermittent|occasional|constant|random"
+             r"|several|more|sporadic) )?")
+
+# ------------------------------------------------------------------------------ text cleaning
+
+# Curly quotes and dashes as typed by phones and word processors.
+_TYPOGRAPHY = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
+)
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)")
+_CONTRACTION = re.compile(
+    r"\b(?:can't|can not|won't|I'm|it's|that's|there's|he's|she's|what's)\b"
+    r"|n't\b|'re\b|'ve\b|'ll\b|'d\b",
+    _I,
+)
+_CONTRACTIONS = {
+    "can't": "cannot", "can not": "cannot", "won't": "will not", "i'm": "I am", "it's": "it is",
+    "that's": "that is", "there's": "there is", "he's": "he is", "she's": "she is",
+    "what's": "what is", "n't": " not", "'re": " are", "'ve": " have", "'ll": " will",
+    "'d": " would",
+}
+# Words that change nothing a rule reads ("I'm *also* waiting", "it is *now* live").
+_FILLER = re.compile(
+    r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
+    r"|unfortunately|basically|totally|fully|completely|effectively|as well|too)\b",
+    _I,
+)
+# "not blocked anymore" says the same as "no longer blocked".
+_NOT_ANYMORE = re.compile(
+    r"\b(is|are|am) not (blocked|waiting|stuck|held up)\b(.*?)\s*\bany ?more\b", _I
+)
+_ADVERBIAL = re.compile(
+    r"(?:,\s*)?\b(?:yesterday|today|tonight|recently|so far|at the moment|right now|anymore"
+    r"|this (?:morning|afternoon|evening|week|sprint|month|quarter)"
+    rf"|(?:last|this|next|on) (?:night|week|month|sprint|quarter|year|{_WEEKDAY_ALT})"
+    r"|earlier(?: today| this week)?|on time|ahead of schedule|in (?:production|prod|staging)"
+    r"|to (?:production|prod|staging|everyone|all (?:users|customers))|yet"
+    r"|for (?:a|an|one|two|three|four|five|six|several|a few|\d+) (?:days?|weeks?|months?"
+    r"|hours?|sprints?)"
+    r"|for (?:all|some|many|most|several) (?:of )?(?:our )?(?:users|customers|accounts))\b",
+    _I,
+)
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"[a-z0-9']+")
+_DIGIT = re.compile(r"\d")
+# Words without which a cleaning regex has nothing to do (checked on a set: far cheaper).
+_FILLER_WORDS = _word_set(
+    "also still currently now really just finally officially actually already again"
+    " unfortunately basically totally fully completely effectively well too"
+)
+_ADVERBIAL_WORDS = _word_set(
+    "yesterday today tonight recently far moment now anymore morning afternoon evening week"
+    " sprint month quarter year night monday tuesday wednesday thursday friday saturday sunday"
+    " earlier time schedule production prod staging everyone users customers yet days day"
+    " weeks hours hour months sprints accounts"
+)
+_EVENT_WORDS = frozenset({"since", "after", "following"})
+_TRIM = " \t,.;:!?\"'"
+
+# ------------------------------------------------------------------------- sentences, clauses
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ABBREVIATION_END = re.compile(
+    r"\b(?:inc|corp|ltd|co|e\.g|i\.e|vs|etc|approx|no|mr|mrs|ms|dr)\.$", _I
+)
+# What may follow a bare "and" for it to start a new clause: a pronoun, or a short noun phrase
+# followed by a verb ("and the backend team owns it"). "the search and indexing project" stays.
+_VERBISH = (r"(?:is|are|was|were|am|has|have|had|owns|leads|needs|depends|blocks|shipped"
+            r"|finished|joined|took|cannot|can|will|reported|uses|belongs|started|keeps)")
+_CLAUSE_START = (  # "Carol and I are…" is one subject, not two clauses
+    rf"(?:I(?!\s+are\b)|we|it|they|he|she|you|that work|this work)\b"
+    rf"|(?:the|our|my|their|a|an|(?!I\s)[A-Z][\w'-]*)\s+(?:[\w'-]+\s+){{0,4}}?{_VERBISH}\b"
+)
+# "We're on Enterprise and (are) seeing 504s": the second verb shares the first-person subject.
+_SHARED_SUBJECT_VERB = (r"(?:(?:am|are|have been) )?(?:seeing|getting|hitting|experiencing"
+                        r"|waiting|working|leading|blocked|stuck|running into)\b")
+_NOT_A_REASON = (
+    rf"(?!(?i:(?:on\s+)?(?:{_MONTH_ALT})\.?\s+\d|\d{{4}}-\d"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_ALT})"
+    rf"|last\s|yesterday|this\s|{_WEEKDAY_ALT}"
+    rf"|(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?\b))"
+)
+_CLAUSE_BREAK = re.compile(
+    r"(?=[\s,;:])(?:"  # every break starts at a space or a mark: other positions fail at once
+    r"\s*;\s*"
+    rf"|,?\s+(?P<reason>because|until|since)\s+{_NOT_A_REASON}"
+    r"|,?\s+(?P<relative>which)\s+"
+    r"|,\s+(?P<reduced>(?=(?:owned|led|run|maintained|handled|driven) by\b))"
+    r"|\s+(?P<conditional>if|unless)\s+"
+    r"|\s*:\s+"
+    rf"|,?\s+and\s+(?P<shared>(?={_SHARED_SUBJECT_VERB}))"
+    r"|,\s+(?:and|but|so)\s+|\s+(?:but|so)\s+"
+    rf"|\s+(?P<plain>and)\s+(?={_CLAUSE_START})"
+    r"|,\s+(?=(?:I|we|it|they|that work|this work)\s))"
+)
+# "Hi team, …" / "Quick update - …": a greeting says nothing.
+_GREETING = re.compile(
+    r"^(?:hi|hey|hello|ok|okay|fyi|update|quick update|status update|heads up|morning)\b"
+    r"[^,:!.-]{0,30}[,:!-]\s*",
+    _I,
+)
+# "If the refactor slips, …" asserts nothing; "Since we upgraded, …" is a clause of its own.
+_LEADING_CLAUSE = re.compile(
+    r"^(?P<word>if|unless|in case|since|after|because|once|although|though|while|when)\b"
+    r"(?P<clause>[^,]+),\s+",
+    _I,
+)
+# "Subject, which the backend team owns, predicate" / "Subject, owned by X, predicate".
+_APPOSITIVE = re.compile(
+    r"^(?P<head>[^,]+?),\s+(?P<relative>(?:which|that)\s+[^,]+"
+    r"|(?:owned|led|run|maintained|handled|driven) by [^,]+),\s+(?P<rest>.+)$",
+    _I,
+)
+_REDUCED_RELATIVE = ("owned", "led", "run", "maintained", "handled", "driven")
+_AND = re.compile(r"\s+and\s+")
+# A bare "and" separates two clauses only if what comes before it has a verb of its own.
+_HAS_VERB = re.compile(
+    r"\b(?:is|are|was|were|am|been|has|have|had|do|does|did|can|cannot|will|would|could"
+    r"|should|owns?|leads?|needs?|depends?|blocks?|belongs?|uses?|runs?|joined|took|shipped"
+    r"|finished|completed|released|launched|merged|started|reported|got|went|seeing|getting"
+    r"|waiting|working|leading|throwing|fails?|failed|failing|crashed|crashes)\b",
+    _I,
+)
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+# Standup style drops the "I": "Waiting on the auth refactor", "Shipped the billing migration!"
+_SUBJECTLESS = re.compile(
+    r"^(?:(?P<ing>waiting|working|leading|seeing|getting|blocked|stuck)"
+    r"|(?P<past>shipped|finished|completed|released|launched|delivered|merged|joined"
+    r"|took over|picked up))\b",
+    _I,
+)
+
+_EVENT = re.compile(
+    r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
+    r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
+    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?"
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?)\b,?",
+    _I,
+)
+_DATE = re.compile(
+    r"(?:,\s*)?\b(?:(?:on|since|as of|effective|from|starting|beginning)\s+)?"
+    r"(?:(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"
+    rf"|(?P<mon>{_MONTH_ALT})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<my>\d{{4}}))?"
+    rf"|(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_MONTH_ALT})"
+    rf"(?:,?\s+(?P<my2>\d{{4}}))?)"
+    r"\b",
+    _I,
+)
+
+# ------------------------------------------------------------------------------ noun phrases
+
+_FROM_OWNER = re.compile(r"^(?P<item>.+?) from (?P<owner>.+)$", _I)
+_PLAN_PHRASE = re.compile(r"^(?P<name>.+?) (?:plan|tier|subscription|package|edition)$", _I)
+_CUSTOMER_PREFIX = re.compile(r"^(?:customer|client|account) (?P<name>.+)$", _I)
+_HTTP_CODE = re.compile(r"\b(?:http\s*)?(?P<code>[45]\d\d)s?\b", _I)
+_TIMEOUT = re.compile(r"\btime[\s-]?outs?\b|\btim(?:ing|ed) out\b", _I)
+_LOGIN_FAILURE = re.compile(
+    r"\b(?:log ?in|sign ?in)\s+(?:failures?|errors?|issues?|problems?)\b", _I
+)
+_LATENCY = re.compile(r"\b(?:latency|slowness|slowdowns?|slow (?:responses|load times))\b", _I)
+_ISSUE_WHERE = re.compile(rf"^(?P<issue>.+?) (?:{_SURFACE_PREP}) (?P<where>.+)$", _I)
+_PLURAL = {"error": "errors", "failure": "failures", "crash": "crashes", "exception": "exceptions",
+           "bug": "bugs", "outage": "outages", "incident": "incidents"}
+
+
+def _clean(raw: str) -> str:
+    if "  " in raw or "\t" in raw or "\n" in raw:  # the regex only when there is work for it
+        raw = _SPACES.sub(" ", raw)
+    return raw.strip(_TRIM)
+
+
+@lru_cache(maxsize=4096)
+def _key(name: str) -> str:
+    """``normalize_name``, remembered: the same few names are compared many times."""
+    return normalize_name(name)
+
+
+@lru_cache(maxsize=4096)
+def _display(phrase: str) -> str:
+    """``display_name``, remembered for the same reason."""
+    return display_name(phrase)
+
+
+def _words(phrase: str) -> list[str]:
+    words = phrase.split(" ")
+    while len(words) > 1 and words[0].lower() in _DETERMINERS:
+        words = words[1:]
+    return words
+
+
+def _noun_phrase(raw: str) -> str | None:
+    """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word."""
+    phrase = _clean(raw)
+    if not phrase or any(mark in phrase for mark in ",:;!?"):
+        return None
+    words = _words(phrase)
+    lowered = [w.lower() for w in words]
+    if len(words) > 7 or lowered[0] in _LEADING_PREPOSITIONS:
+        return None
+    if any(w in _NOT_IN_NOUN_PHRASE for w in lowered):
+        return None
+    if len(words) == 1 and lowered[0] in _VAGUE_NOUNS:
+        return None
+    return phrase
+
+
+def _is_org(words: list[str]) -> bool:
+    last = words[-1].rstrip(".")
+    return len(words) > 1 and last[:1].isupper() and last.lower() in _ORG_SUFFIXES
+
+
+def _name_keys(name: str) -> frozenset[str]:
+    """The keys a name matches: itself, and for an organisation its name without the suffix."""
+    words = _clean(name).split(" ")
+    keys = {_key(name)}
+    if _is_org(words):
+        keys.add(_key(" ".join(words[:-1])))
+    return frozenset(keys)
+
+
+def _list_parts(raw: str) -> list[str]:
+    """ "the API migration, the payments integration and the checkout flow" → three phrases;
+    "the search and indexing project" stays one: a list's later items start with a determiner
+    or are names ("Slack and Jira")."""
+    phrase = _clean(raw)
+    parts = _LIST_SEPARATOR.split(phrase)
+    if len(parts) > 1 and all(_starts_list_item(part) for part in parts[1:]):
+        return parts
+    return [phrase]
+
+
+def _starts_list_item(part: str) -> bool:
+    words = part.split(" ")
+    return words[0].lower() in _DETERMINERS or _is_name(words)
+
+
+def _is_name(words: list[str]) -> bool:
+    """One to three capitalized words ("Bob", "Dana Scully", "Globex")."""
+    return 0 < len(words) <= 3 and all(w[:1].isupper() and w.isalpha() for w in words)
+
+
+def _head_type(words: list[str]) -> str | None:
+    """The type a noun phrase's last word implies, if any."""
+    last = words[-1].lower()
+    if _is_org(words):
+        return "Customer"
+    if last in _TEAM_HEADS:
+        return "Team"
+    if last in _WORK_HEADS:
+        return "WorkItem"
+    if issue_name(" ".join(words)) is not None:
+        return "Issue"
+    if last in _SERVICE_HEADS:
+        return "Service"
+    return None
+
+
+def issue_name(phrase: str) -> str | None:
+    """The normalized name of an error-like phrase, or None if the phrase names no issue.
+
+    Any HTTP status code → ``"<code> Errors"``; any timeout → ``"Timeout Errors"``; log-in
+    failures → ``"Login Failures"``; latency/slowness → ``"Latency"``; otherwise a phrase ending
+    with an issue word, without articles and intensity words, its last word made plural.
+    """
+    code = _HTTP_CODE.search(phrase)
+    if code:
+        return f"{code.group('code')} Errors"
+    if _TIMEOUT.search(phrase):
+        return "Timeout Errors"
+    if _LOGIN_FAILURE.search(phrase):
+        return "Login Failures"
+    if _LATENCY.search(phrase):
+        return "Latency"
+    words = [w for w in _clean(phrase).split(" ") if w]
+    if not words or words[-1].lower() not in _ISSUE_HEADS:
+        return None
+    while len(words) > 1 and words[0].lower() in _INTENSITY_WORDS:
+        words = words[1:]
+    words[-1] = _PLURAL.get(words[-1].lower(), words[-1])
+    return _display(" ".join(words))
+
+
+def _plan_name(phrase: str) -> str | None:
+    """``"the Standard plan"`` → ``"Standard"``; a bare plan word (``"Enterprise"``) too."""
+    words = _words(_clean(phrase))
+    if not words:
+        return None
+    named = _PLAN_PHRASE.match(" ".join(words))
+    if named and len(named.group("name").split(" ")) <= 3:
+        return _display(named.group("name"))
+    # A bare "team" is a team, not the Team plan, unless written as a name.
+    if len(words) == 1 and words[0].lower() in _PLAN_WORDS and (
+        words[0].lower() != "team" or words[0][:1].isupper()
+    ):
+        return _display(words[0])
+    return None
+
+
+def _event_name(phrase: str) -> str | None:
+    words = [w.removesuffix("'s") for w in _clean(phrase).split(" ") if w]
+    if any(w.lower() in _NOT_IN_NOUN_PHRASE for w in words):
+        return None
+    return _display(" ".join(words)) if words else None
+
+
+# ------------------------------------------------------------------------------------- dates
+
+
+def _date_at(match: re.Match[str], reference_time: datetime) -> datetime | None:
+    """The day a date expression names, at 00:00 in the reference time's zone. A date without a
+    year is the latest such day not after the reference time."""
+    tz = reference_time.tzinfo or UTC
+    try:
+        if match.group("y"):
+            return datetime(int(match["y"]), int(match["m"]), int(match["d"]), tzinfo=tz)
+        month_word = match.group("mon") or match.group("mon2")
+        month = _MONTHS[month_word[:3].lower()]
+        day = int(match.group("md") or match.group("dm"))
+        year = match.group("my") or match.group("my2")
+        if year:
+            return datetime(int(year), month, day, tzinfo=tz)
+        when = datetime(reference_time.year, month, day, tzinfo=tz)
+        if when.date() > reference_time.date():
+            when = when.replace(year=reference_time.year - 1)
+        return when
+    except ValueError:  # February 30th and friends: no date rather than a wrong one
+        return None
+
+
+# ---------------------------------------------------------------------------- episode state
+
+
+class _AuthorsWorkItem:
+    """Stands for "the author's current work item" until the episode is read to its end."""
+
+
+_AUTHORS_WORK_ITEM = _AuthorsWorkItem()
+_Subject = ExtractedEntity | _AuthorsWorkItem
+
+
+@dataclass
+class _Clause:
+    text: str
+    kind: str
+    """``main``, ``reason`` (because/until/since), ``relative`` (which) or ``conditional``."""
+    sentence: str
+    ordinal: int
+    valid_at: datetime | None = None
+    topic: _Subject | None = None
+    """The item the clause is about; a following reason clause says what it waits on."""
+    antecedent: ExtractedEntity | None = None
+    """What ``it`` means inside a relative clause."""
+    antecedent_phrase: str | None = None
+    """The noun phrase a mid-sentence relative clause is about ("X, owned by Y, is late")."""
+
+
+class _ClauseText(NamedTuple):
+    kind: str
+    text: str
+    antecedent: str | None = None
+
+
+@dataclass
+class _Record:
+    kind: str
+    """``fact``, ``closure`` or ``implied`` (the author's ownership of an item they report on)."""
+    source: _Subject
+    relation: str
+    target: ExtractedEntity | None
+    sentence: str
+    ordinal: int
+    valid_at: datetime | None = None
+
+
+@dataclass
+class _Sentence:
+    issues: list[ExtractedEntity] = field(default_factory=list)
+    events: list[ExtractedEntity] = field(default_factory=list)
+
+
+_Handler = Callable[["_Reader", re.Match[str], _Clause], bool]
+
+
+class _Rule(NamedTuple):
+    pattern: re.Pattern[str]
+    handler: _Handler
+    gate: frozenset[str] | None = None
+    """Words one of which the clause must contain for the pattern to be worth trying."""
+
+
+_Patterns = tuple[_Rule, ...]
+# What a handler may change, to undo it when the handler declines: lengths of the records, notes,
+# author items and issues of the sentence, and the last mentions.
+_Checkpoint = tuple[int, int, int, int, ExtractedEntity | None, ExtractedEntity | None]
+
+
+class _Reader:
+    """Reads one episode clause by clause and collects what it says."""
+
+    def __init__(
+        self,
+        *,
+        author: ExtractedEntity | None,
+        reference_time: datetime,
+        ontology: Ontology,
+        known: Mapping[str, str],
+    ) -> None:
+        self.author = author
+        # "Acme" in Acme Corp's own ticket is the author too.
+        self.author_keys = _name_keys(author.name) if author else frozenset()
+        self.reference_time = reference_time
+        self.ontology = ontology
+        self.known = known
+        self.records: list[_Record] = []
+        self.dropped: list[str] = []
+        self.author_items: list[tuple[int, ExtractedEntity]] = []
+        self.last_thing: ExtractedEntity | None = None
+        self.last_phrase: ExtractedEntity | None = None
+        self.sentence = _Sentence()
+        self.ordinal = 0
+
+    # ---------------------------------------------------------------------- reading the text
+
+    def read(self, text: str) -> None:
+        for sentence in split_sentences(text):
+            if sentence.rstrip().endswith("?"):
+                continue  # a question asserts nothing
+            self.sentence = _Sentence()
+            previous: _Clause | None = None
+            for part in _split_clauses(_normalize(sentence)):
+                clause = self._prepare(part.text, part.kind, sentence)
+                clause.antecedent_phrase = part.antecedent
+                self._read_clause(clause, previous)
+                previous = clause
+            self._link_events(sentence)
+
+    def _prepare(self, raw: str, kind: str, sentence: str) -> _Clause:
+        """The clause without its event phrase, date and time adverbs (each only looked for
+        when a word it needs is there)."""
+        self.ordinal += 1
+        words = frozenset(_WORD.findall(raw.lower()))
+        text = raw if _EVENT_WORDS.isdisjoint(words) else _EVENT.sub(self._take_event, raw)
+        valid_at = None
+        date = _DATE.search(text) if _DIGIT.search(text) else None
+        if date:
+            valid_at = _date_at(date, self.reference_time)
+            text = text[: date.start()] + text[date.end():]
+        if not _ADVERBIAL_WORDS.isdisjoint(words):
+            text = _ADVERBIAL.sub("", text)
+        text = _clean(text)
+        return _Clause(text=text, kind=kind, sentence=sentence, ordinal=self.ordinal,
+                       valid_at=valid_at)
+
+    def _take_event(self, match: re.Match[str]) -> str:
+        name = _event_name(match.group("event"))
+        if name is None:
+            return match.group(0)
+        self.sentence.events.append(ExtractedEntity(name, self._known_type(name) or "Event"))
+        return " "
+
+    def _read_clause(self, clause: _Clause, previous: _Clause | None) -> None:
+        if not clause.text or clause.kind == "conditional":
+            return
+        if clause.kind == "relative":
+            clause.antecedent = (self.thing(clause.antecedent_phrase, clause)
+                                 if clause.antecedent_phrase else self.last_phrase)
+            if clause.antecedent is None:
+                return
+            if self._match(_RELATIVE_PATTERNS, clause):
+                return
+            clause.text = f"it {clause.text}"  # "which is blocked" → "<antecedent> is blocked"
+        if clause.kind == "reason" and previous is not None and previous.topic is not None:
+            clause.topic = previous.topic
+            if self._match(_REASON_PATTERNS, clause):
+                return
+            clause.topic = None
+        subjectless = _SUBJECTLESS.match(clause.text)
+        if subjectless is not None:
+            clause.text = f"I am {clause.text}" if subjectless["ing"] else f"I {clause.text}"
+        if self._match(_PATTERNS, clause) or clause.kind != "main":
+            return
+        # Not understood whole: maybe two clauses joined by a plain "and" ("The release went live
+        # and customers are happy"). Reading the whole first keeps "search and indexing project".
+        parts = _AND.split(clause.text)
+        if len(parts) > 1:
+            for part in parts:
+                self._match(_PATTERNS, replace(clause, text=part))
+
+    def _match(self, patterns: _Patterns, clause: _Clause) -> bool:
+        """Try the patterns in order; the first whose handler understands the clause wins. A
+        handler that declines leaves nothing behind (no fact, note or mention)."""
+        words = frozenset(_WORD.findall(clause.text.lower()))
+        notes: list[str] = []  # why declining handlers declined, kept if nothing understands
+        for pattern, handler, gate in patterns:
+            if gate is not None and gate.isdisjoint(words):
+                continue
+            match = pattern.match(clause.text)
+            if match is None:
+                continue
+            saved = self._checkpoint()
+            if handler(self, match, clause):
+                return True
+            notes += self._rollback(saved)
+        self.dropped.extend(dict.fromkeys(notes))
+        return False
+
+    def _checkpoint(self) -> _Checkpoint:
+        return (len(self.records), len(self.dropped), len(self.author_items),
+                len(self.sentence.issues), self.last_thing, self.last_phrase)
+
+    def _rollback(self, saved: _Checkpoint) -> list[str]:
+        """Undo what a declining handler did; return the notes it wrote."""
+        records, dropped, items, issues, self.last_thing, self.last_phrase = saved
+        notes = self.dropped[dropped:]
+        del self.records[records:], self.dropped[dropped:], self.author_items[items:]
+        del self.sentence.issues[issues:]
+        return notes
+
+    def _link_events(self, sentence: str) -> None:
+        """Issues said in the same sentence as "after/since/following <event>" followed it."""
+        for issue in self.sentence.issues:
+            for event in self.sentence.events:
+                self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+
+    # ------------------------------------------------------------------------- noun phrases
+
+    def _known_type(self, name: str) -> str | None:
+        return self.known.get(_key(name)) if self.known else None
+
+    def _mention(self, entity: ExtractedEntity) -> ExtractedEntity:
+        self.last_phrase = entity
+        if entity.type in _THINGS:
+            self.last_thing = entity
+        return entity
+
+    def is_first_person(self, raw: str) -> bool:
+        return _clean(raw).lower() in _FIRST_PERSON
+
+    def _pronoun(self, raw: str, clause: _Clause) -> ExtractedEntity | bool | None:
+        """The entity a pronoun stands for; None if it stands for nothing known; False if the
+        phrase is no pronoun."""
+        words = _clean(raw).lower().split(" ")
+        is_pronoun = " ".join(words) in _PRONOUNS or (
+            len(words) == 2 and words[0] in {"this", "that"} and words[1] in _PRONOUN_NOUNS
+        )
+        if not is_pronoun:
+            return False
+        if clause.antecedent is not None and words == ["it"]:
+            return clause.antecedent
+        return self.last_thing
+
+    def thing(self, raw: str, clause: _Clause) -> ExtractedEntity | None:
+        """A work item, service, product or issue named by a noun phrase (a work item unless its
+        words or the graph say otherwise)."""
+        referent = self._pronoun(raw, clause)
+        if referent is not False:
+            if referent is None:
+                self.dropped.append(f"nothing for {_clean(raw)!r} to refer to: {clause.sentence}")
+                return None
+            return self._mention(referent)
+        # "the auth refactor from the backend team": the team owns it. A "from" that names no
+        # owner ("data from the warehouse") stays part of the name.
+        owned = _FROM_OWNER.match(_clean(raw))
+        owner = None
+        if owned is not None:
+            owner = self.agent(owned.group("owner"), clause, mention=False)
+            if owner is not None:
+                raw = owned.group("item")
+        phrase = _noun_phrase(raw)
+        if phrase is None:
+            return None
+        entity = self._typed_thing(phrase)
+        self._mention(entity)
+        if owner is not None and owner.type in {"Person", "Team"}:
+            self._fact(owner, RESPONSIBLE_FOR, entity, clause.sentence, clause.ordinal)
+        return entity
+
+    def _typed_thing(self, phrase: str) -> ExtractedEntity:
+        type_ = _head_type(_words(phrase))
+        name = issue_name(phrase) if type_ == "Issue" else _display(phrase)
+        assert name is not None  # the head said Issue, so the phrase names one
+        return ExtractedEntity(name, self._known_type(name) or type_ or "WorkItem")
+
+    def agent(
+        self, raw: str, clause: _Clause, *, reporter: bool = False, mention: bool = True
+    ) -> ExtractedEntity | None:
+        """A person, team or customer named by a noun phrase (the doer of something)."""
+        if self.is_first_person(raw):
+            return self.author
+        prefixed = _CUSTOMER_PREFIX.match(_clean(raw))
+        if prefixed is not None:
+            phrase = _noun_phrase(prefixed.group("name"))
+            return ExtractedEntity(_display(phrase), "Customer") if phrase else None
+        phrase = _noun_phrase(raw)
+        if phrase is None:
+            return None
+        name = _display(phrase)
+        if self.author is not None and _key(name) in self.author_keys:
+            return self.author
+        words = _words(phrase)
+        type_ = self._known_type(name) or _head_type(words)
+        if type_ is None and _is_name(words):
+            # Support context: a third party who reports an issue is a customer.
+            type_ = "Customer" if reporter else "Person"
+        if type_ not in _AGENTS:
+            return None
+        entity = ExtractedEntity(name, type_)
+        return self._mention(entity) if mention else entity
+
+    def surface(self, raw: str, clause: _Clause) -> ExtractedEntity | None:
+        """Where an issue shows up: a product ("the checkout page") or a service."""
+        if " ".join(_words(_clean(raw))).lower() in _GENERIC_SUBJECTS:
+            return None
+        referent = self._pronoun(raw, clause)
+        if referent is not False:
+            return self._mention(referent) if referent else None
+        phrase = _noun_phrase(raw)
+        if phrase is None:
+            return None
+        name = _display(phrase)
+        last = _words(phrase)[-1].lower()
+        type_ = self._known_type(name) or ("Service" if last in _SERVICE_HEADS else "Product")
+        return self._mention(ExtractedEntity(name, type_))
+
+    def issue(self, raw: str) -> ExtractedEntity | None:
+        phrase = _noun_phrase(raw)
+        name = issue_name(phrase) if phrase else None
+        if name is None:
+            return None
+        entity = self._mention(ExtractedEntity(name, self._known_type(name) or "Issue"))
+        self.sentence.issues.append(entity)
+        return entity
+
+    def plan(self, raw: str) -> ExtractedEntity | None:
+        name = _plan_name(raw)
+        return ExtractedEntity(name, "Plan") if name else None
+
+    def team(self, raw: str, clause: _Clause) -> ExtractedEntity | None:
+        phrase = _noun_phrase(raw)
+        if phrase is None:
+            return None
+        name = _display(phrase)
+        type_ = self._known_type(name) or _head_type(_words(phrase))
+        return self._mention(ExtractedEntity(name, "Team")) if type_ == "Team" else None
+
+    def subjects(self, raw: str, clause: _Clause) -> list[_Subject]:
+        """The items a status or dependency is about; first person means the author's item."""
+        if self.is_first_person(raw):
+            return [_AUTHORS_WORK_ITEM]
+        return list(self.things(raw, clause))
+
+    def things(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
+        """One thing, or each of a list ("the API migration and the checkout flow"); nothing if
+        any of them names no thing."""
+        found = [self.thing(part, clause) for part in _list_parts(raw)]
+        return [t for t in found if t is not None] if all(found) else []
+
+    def agents(self, raw: str, clause: _Clause, *, reporter: bool = False
+               ) -> list[ExtractedEntity]:
+        """ "Carol and I", "Grace, Heidi and Ivan": every one of them, or none if one is not an
+        agent (then the phrase was something else)."""
+        parts = _LIST_SEPARATOR.split(_clean(raw))
+        found = [self.agent(part, clause, reporter=reporter) for part in parts]
+        return [a for a in found if a is not None] if all(found) else []
+
+    def surfaces(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
+        found = [self.surface(part, clause) for part in _list_parts(raw)]
+        return [s for s in found if s is not None] if all(found) else []
+
+    # ------------------------------------------------------------------------------ records
+
+    def _fact(
+        self,
+        source: _Subject,
+        relation: str,
+        target: ExtractedEntity,
+        sentence: str,
+        ordinal: int,
+        valid_at: datetime | None = None,
+    ) -> None:
+        self.records.append(_Record("fact", source, relation, target, sentence, ordinal, valid_at))
+
+    def fact(
+        self, source: _Subject, relation: str, target: ExtractedEntity, clause: _Clause
+    ) -> None:
+        self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
+
+    def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,
+                clause: _Clause) -> None:
+        self.records.append(_Record("closure", source, relation, target, clause.sentence,
+                                    clause.ordinal, clause.valid_at))
+
+    def status(
+        self, subject: _Subject, word: str, clause: _Clause, *, reported: bool = True
+    ) -> None:
+        """``subject HAS_STATUS <word>``. ``reported``: the author tells the status of their own
+        work (not a reason they give for something else), so the item may be theirs."""
+        if not isinstance(subject, ExtractedEntity):
+            return  # "I'm blocked" says nothing about which item
+        canonical = _STATUS_WORDS.get(word.lower(), word.lower())
+        if subject.type == "Issue" and canonical == _DONE:
+            canonical = _RESOLVED
+        # A status said in passing about something else ("…because Y is late", "…Y, which is
+        # late") is no report on the author's own work.
+        reported = reported and clause.kind not in {"reason", "relative"}
+        if reported and self.author is not None:
+            self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
+                                        clause.sentence, clause.ordinal))
+        if reported and subject.type == "WorkItem":
+            self.author_items.append((clause.ordinal, subject))
+        self.fact(subject, HAS_STATUS, ExtractedEntity(_display(canonical), "Status"), clause)
+
+    def owns(self, owner: ExtractedEntity | None, item: ExtractedEntity | None,
+             clause: _Clause) -> bool:
+        if owner is None or item is None:
+            return False
+        self.fact(owner, RESPONSIBLE_FOR, item, clause)
+        if owner is self.author and item.type == "WorkItem":
+            self.author_items.append((clause.ordinal, item))
+        return True
+
+    def reports(self, reporter: ExtractedEntity | None, issue: ExtractedEntity,
+                surface: ExtractedEntity | None, clause: _Clause) -> bool:
+        """``reporter REPORTED issue`` and ``issue AFFECTS surface``. Without a named reporter, an
+        issue in a customer's own episode is theirs."""
+        if reporter is None and self.author is not None and self.author.type == "Customer":
+            reporter = self.author
+        if reporter is not None:
+            self.fact(reporter, REPORTED, issue, clause)
+        if surface is not None:
+            self.fact(issue, AFFECTS, surface, clause)
+        return True
+
+
+# ------------------------------------------------------------------------------------ handlers
+# Each handler gets a pattern's match on a clause; it returns False when the words matched but
+# do not mean what the pattern is about (the reader then undoes what it did and tries the next
+# pattern). Noun phrases may be lists: "the API migration and the checkout flow are blocked".
+
+
+def _dependency(r: _Reader, waiting: list[_Subject], blockers: list[ExtractedEntity],
+                c: _Clause) -> bool:
+    """Every waiting item ``DEPENDS_ON`` every blocker."""
+    if not waiting or not blockers:
+        return False
+    for item in waiting:
+        for blocker in blockers:
+            r.fact(item, DEPENDS_ON, blocker, c)
+    c.topic = waiting[-1]
+    return True
+
+
+def _statuses(r: _Reader, items: list[_Subject], word: str, c: _Clause,
+              reported: bool = True) -> bool:
+    for item in items:
+        r.status(item, word, c, reported=reported)
+    if items:
+        c.topic = items[-1]
+    return bool(items)
+
+
+def _closures(r: _Reader, waiting: list[_Subject], blockers: list[ExtractedEntity],
+              c: _Clause) -> bool:
+    if not waiting or not blockers:
+        return False
+    for item in waiting:
+        for blocker in blockers:
+            r.closure(item, DEPENDS_ON, blocker, c)
+    return True
+
+
+def _on_no_longer_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I'm no longer waiting on X", "X is no longer blocked on Y", "X no longer needs Y"."""
+    return _closures(r, r.subjects(m["s"], c), r.things(m["o"], c), c)
+
+
+def _on_no_longer_blocking(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    blockers = r.things(m["o"], c)
+    return _closures(r, r.subjects(m["s"], c), blockers, c)
+
+
+def _on_unblocked(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "X is unblocked": X waits on nothing any more (closes every DEPENDS_ON of X)."""
+    items = r.subjects(m["s"], c)
+    for item in items:
+        r.closure(item, DEPENDS_ON, None, c)
+    return _statuses(r, items, "unblocked", c)
+
+
+def _on_plan_change(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "We upgraded to Enterprise", "Initech moved to the Business plan" — or, for a person,
+    "Dana moved to the platform team"."""
+    if _on_plan(r, m, c):
+        return True
+    moved = m["verb"].lower() in {"moved", "switched", "transferred"}
+    return moved and _membership(r, m["s"], m["p"], c)
+
+
+def _on_plan(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "We have the Pro plan" (only a plan: "we have 3 users" is nothing). The holder is a
+    customer (the ontology drops a person's plan)."""
+    plan = r.plan(m["p"])
+    if plan is None:
+        return False
+    holder = r.author if r.is_first_person(m["s"]) else r.agent(m["s"], c, reporter=True)
+    if holder is None:
+        return False
+    r.fact(holder, ON_PLAN, plan, c)
+    return True
+
+
+def _on_is_on(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Acme is on the Standard plan" or "I'm on the platform team"."""
+    return _on_plan(r, m, c) or _membership(r, m["s"], m["p"], c)
+
+
+def _membership(r: _Reader, member_raw: str, team_raw: str, c: _Clause) -> bool:
+    members = r.agents(member_raw, c)
+    team = r.team(team_raw, c)
+    if not members or team is None:
+        return False
+    for member in members:
+        r.fact(member, MEMBER_OF, team, c)
+    return True
+
+
+def _on_member(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    return _membership(r, m["s"], m["t"], c)
+
+
+# Support: who reports which issue, and where it shows.
+
+
+def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts"."""
+    subject = m["s"]
+    reporter = r.agent(subject, c, reporter=True)
+    surface = None
+    if reporter is None:  # "the checkout page is getting 502s": the subject is where it shows
+        surface = r.surface(subject, c)
+        if surface is None:
+            return False
+        reporter = r.author if subject.lower().startswith(_POSSESSIVE_FIRST_PERSON) else None
+    issue = r.issue(m["i"])
+    if issue is None:
+        return False
+    if m["p"]:
+        surface = r.surface(m["p"], c) or surface
+    return r.reports(reporter, issue, surface, c)
+
+
+def _on_surface_issue(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Our dashboard has been throwing 500 errors", "Exports fail with timeout errors"."""
+    return _surface_has(r, m["s"], m["i"], c)
+
+
+def _surface_has(r: _Reader, subject: str, issue_raw: str, c: _Clause,
+                 where: str | None = None) -> bool:
+    """An issue shows on the subject (or on ``where``); "we"/"our …" make it the author's
+    report."""
+    first_person = r.is_first_person(subject)
+    reporter = r.author if first_person or subject.lower().startswith(
+        _POSSESSIVE_FIRST_PERSON) else None
+    surface = None if first_person else r.surface(subject, c)
+    issue = r.issue(issue_raw)
+    if issue is None:
+        return False
+    if where:
+        surface = r.surface(where, c) or surface
+    return r.reports(reporter, issue, surface, c)
+
+
+def _on_times_out(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    return _surface_has(r, m["s"], "timeouts", c, m["p"])
+
+
+def _on_cannot_log_in(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    return _surface_has(r, m["s"], "login failures", c, m["p"])
+
+
+def _on_fails_to(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Exports fail to load" → Load Failures."""
+    verb = m["v"].lower().replace("log in", "login").replace("sign in", "login")
+    return _surface_has(r, m["s"], f"{verb} failures", c)
+
+
+def _on_failing(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Our exports keep failing" → Export Failures, named after what fails so that the same
+    failure said by two customers matches and different failures do not."""
+    phrase = _noun_phrase(m["s"])
+    if phrase is None or r.is_first_person(phrase):
+        return False
+    words = " ".join(_words(phrase))
+    if words.lower() in _GENERIC_SUBJECTS:
+        return False
+    return _surface_has(r, m["s"], f"{_singular(words)} failures", c)
+
+
+def _singular(phrase: str) -> str:
+    """A naive singular for a name's last word ("exports" → "export"; "status" stays)."""
+    head, _, last = phrase.rpartition(" ")
+    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    return f"{head} {last}".strip()
+
+
+def _on_slow(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "The checkout page is slow" — in a support ticket only: from a project update, "progress
+    is slow" is no latency."""
+    ours = m["s"].lower().startswith(_POSSESSIVE_FIRST_PERSON)
+    if not ours and (r.author is None or r.author.type != "Customer"):
+        return False
+    return _surface_has(r, m["s"], "latency", c)
+
+
+def _on_down(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    kind = "outage" if "down" in m["how"].lower() else "crashes"
+    return _surface_has(r, m["s"], kind, c)
+
+
+def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "The timeouts (on the export) started (after the nightly backfill)", or a ticket title
+    that is only an issue: "502 errors on the checkout page"."""
+    issue_raw, where = m["i"], m["p"]
+    inner = _ISSUE_WHERE.match(_clean(issue_raw))
+    if inner is not None and where is None:
+        issue_raw, where = inner["issue"], inner["where"]
+    issue = r.issue(issue_raw)
+    if issue is None:
+        return False
+    surface = r.surface(where, c) if where else None
+    if where and surface is None:
+        return False  # "… on <something that is no place>": the clause says more than this
+    return r.reports(None, issue, surface, c)
+
+
+# Statuses and completion.
+
+
+def _on_status(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    return _statuses(r, r.subjects(m["s"], c), m["st"], c)
+
+
+def _on_cannot_move(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "The checkout flow can't move forward": Blocked."""
+    return _statuses(r, r.subjects(m["s"], c), _BLOCKED, c)
+
+
+def _on_custom_completion(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """A graph's own completion word ("X is deployed") from its ontology."""
+    if not r.ontology.is_completion_status(m["w"]):
+        return False
+    return _statuses(r, r.subjects(m["s"], c), _DONE, c)
+
+
+def _on_completed_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "The auth refactor was shipped by the backend team"."""
+    items = r.things(m["o"], c)
+    return _completed(r, r.agents(m["d"], c), items, m["st"], c)
+
+
+def _on_completed(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "The backend team shipped the auth refactor", "We finished the pipeline rewrite"."""
+    doers = r.agents(m["d"], c)
+    return _completed(r, doers, r.things(m["o"], c) if doers else [], m["st"], c)
+
+
+def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEntity], word: str,
+               c: _Clause) -> bool:
+    """A completion with its doer: the doer is responsible (not the author), the item is done."""
+    if not doers or not items:
+        return False
+    for item in items:
+        for doer in doers:
+            r.owns(doer, item, c)
+    return _statuses(r, list(items), word, c, reported=False)
+
+
+# Dependencies.
+
+
+def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I'm waiting on X", "X depends on Y", "X is waiting for Y"."""
+    return _dependency(r, r.subjects(m["s"], c), r.things(m["o"], c), c)
+
+
+def _on_blocked_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "X is blocked by/on Y", "X can't move forward without Y": X depends on Y and X's status
+    is Blocked."""
+    waiting = r.subjects(m["s"], c)
+    if not _dependency(r, waiting, r.things(m["o"], c), c):
+        return False
+    return _statuses(r, waiting, _BLOCKED, c)
+
+
+def _on_needs(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    if r.is_first_person(m["s"]):
+        return False  # "we need more time" names no work item
+    return _dependency(r, r.things(m["s"], c), r.things(m["o"], c), c)
+
+
+def _on_blocking(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Y is blocking X" / "Y blocks X" → X DEPENDS_ON Y (stored with the waiting item first)."""
+    blockers = r.things(m["o"], c)
+    return _dependency(r, r.subjects(m["s"], c), blockers, c)
+
+
+# Ownership.
+
+
+def _on_owned_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    items = r.things(m["o"], c)
+    return _owned(r, r.agents(m["s"], c), items, c)
+
+
+def _on_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    owners = r.agents(m["s"], c)
+    return _owned(r, owners, r.things(m["o"], c) if owners else [], c)
+
+
+def _on_works_with(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I'm working with Bob on the API migration": both of them."""
+    owners = r.agents(m["s"], c) + r.agents(m["with"], c)
+    return _owned(r, owners, r.things(m["o"], c), c)
+
+
+def _owned(r: _Reader, owners: list[ExtractedEntity], items: list[ExtractedEntity],
+           c: _Clause) -> bool:
+    if not owners or not items:
+        return False
+    for item in items:
+        for owner in owners:
+            r.owns(owner, item, c)
+    return True
+
+
+def _on_assigned(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I've been assigned (to) the SSO rollout" vs "The SSO rollout is assigned to Erin"."""
+    left, right = m["a"], m["b"]
+    if m["to"] and not r.is_first_person(left):
+        assignees = r.agents(right, c)
+        if assignees:
+            return _owned(r, assignees, r.things(left, c), c)
+    owners = r.agents(left, c)
+    return _owned(r, owners, r.things(right, c) if owners else [], c)
+
+
+def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "We use the reporting API": standing context."""
+    customer_context = r.author is not None and r.author.type == "Customer"
+    users: list[ExtractedEntity] = r.agents(m["s"], c, reporter=customer_context)
+    if not users:
+        users = r.things(m["s"], c)
+    used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
+    if not users or not used:
+        return False
+    for user in users:
+        for thing in used:
+            if thing is not None:
+                r.fact(user, USES, thing, c)
+    return True
+
+
+# Relative clauses: "…, which the backend team owns" (the antecedent is the object).
+
+
+def _on_relative_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    assert c.antecedent is not None
+    return _owned(r, r.agents(m["s"], c), [c.antecedent], c)
+
+
+def _on_relative_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    assert c.antecedent is not None
+    return _dependency(r, r.subjects(m["s"], c), [c.antecedent], c)
+
+
+# Reason clauses: what the previous clause's item waits on ("…because Y isn't ready").
+
+
+def _on_reason(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    assert c.topic is not None
+    return _dependency(r, [c.topic], r.things(m["o"], c), c)
+
+
+def _on_reason_status(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "…because the payments integration is delayed": a dependency, and Y's stated status
+    (which does not make Y the author's)."""
+    assert c.topic is not None
+    blockers = r.things(m["o"], c)
+    if not _dependency(r, [c.topic], blockers, c):
+        return False
+    return _statuses(r, list(blockers), m["st"], c, reported=False)
+
+
+# ------------------------------------------------------------------------------------ patterns
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+def _rule(pattern: str, handler: _Handler, gate: str | frozenset[str] = "") -> _Rule:
+    """A pattern, what understands its match, and the words (space-separated) one of which the
+    clause must contain for the pattern to be worth trying: a set lookup that spares most
+    clauses most regexes. No gate: always try."""
+    words = _word_set(gate) if isinstance(gate, str) else gate
+    return _Rule(_p(pattern), handler, words or None)
+
+
+# A status pattern can only match when the clause holds a status word's last word ("risk").
+_STATUS_GATE = frozenset(phrase.rsplit(" ", 1)[-1] for phrase in _STATUS_WORDS)
+_BE_GATE = "is are am was were been remains remain seems seem looks look got gets get went"
+
+
+_OWN_VERBS = (r"owns|own|owned|leads|lead|drives|drive|runs|run|manages|manage|maintains|maintain"
+              r"|handles|handle")
+_COMPLETION_VERBS = (r"shipped|finished|completed|released|launched|delivered|merged|closed"
+                     r"|resolved|fixed|wrapped up|landed")
+_REPORT_VERBS = (r"seeing|getting|hitting|experiencing|encountering|noticing|running into"
+                 r"|reporting|ran into|hit|got|saw|see|get|have|has|had|reported|report|reports"
+                 r"|noticed|notice|complained about|complain about|complains about")
+_MOVE_ON = r"move forward|proceed|progress|continue|go ahead|start|ship|launch|go live|move"
+_CANNOT = r"cannot|could not|(?:is|are|am) unable to|(?:is|are|am) not able to"
+
+_PATTERNS: _Patterns = (
+    # closures — "no longer" first, before anything reads "blocked on" as a dependency
+    _rule(r"^(?P<s>.+?) (?:is|are|am) no longer (?:blocked|waiting|held up|stuck|gated)"
+          r" (?:on|by|for|behind) (?P<o>.+)$", _on_no_longer_waiting, "longer"),
+    _rule(r"^(?P<s>.+?) no longer (?:depends|depend|needs|need|requires|require|waits|wait)"
+          r"(?: on| for)? (?P<o>.+)$", _on_no_longer_waiting, "longer"),
+    _rule(r"^(?P<o>.+?) (?:is|are) no longer (?:blocking|holding up|gating) (?P<s>.+)$",
+          _on_no_longer_blocking, "longer"),
+    _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:unblocked|no longer blocked)$", _on_unblocked,
+          "unblocked longer"),
+    # plans (and "moved to the platform team")
+    _rule(r"^(?P<s>.+?) (?:has |have |had )?(?P<verb>upgraded|downgraded|moved|switched|changed"
+          r"|migrated|went|signed up|subscribed|transferred)(?: (?:us|our account|our plan))?"
+          r"(?: from (?P<from>.+?))? (?:to|for|onto) (?P<p>.+)$", _on_plan_change,
+          "upgraded downgraded moved switched changed migrated went signed subscribed"
+          " transferred"),
+    _rule(rf"^(?P<s>.+?) {_BE} (?:on|subscribed to|using) (?P<p>.+)$", _on_is_on,
+          "on subscribed using"),
+    _rule(r"^(?P<s>.+?) (?:have|has|bought|purchased|pay for|pays for) (?P<p>.+)$", _on_plan,
+          "have has bought purchased pay pays"),
+    # support: issues and where they show
+    _rule(rf"^(?P<s>.+?) (?:{_BE} |keeps |keep |kept |started |starts )?(?:throwing|throws|threw"
+          r"|returning|returns|returned|showing|shows|showed|giving|gives|gave|raising|raises"
+          rf"|spitting out|producing) (?:us |me )?{_QUANTITY}(?P<i>.+)$", _on_surface_issue,
+          "throwing throws threw returning returns returned showing shows showed giving"
+          " gives gave raising raises spitting producing"),
+    _rule(rf"^(?P<s>.+?) (?:fail|fails|failed|{_BE} failing|keep failing|keeps failing|error out"
+          r"|errors out|errored out|crash|crashes|crashed) (?:with|due to|because of|on)"
+          rf" {_QUANTITY}(?P<i>.+)$", _on_surface_issue,
+          "fail fails failed failing error errors errored crash crashes crashed"),
+    _rule(rf"^(?P<s>.+?) (?:time out|times out|timed out|{_BE} timing out|keep timing out"
+          rf"|keeps timing out)(?: (?:{_SURFACE_PREP}) (?P<p>.+))?$", _on_times_out,
+          "time times timed timing"),
+    _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
+          _on_cannot_log_in, "log login sign"),
+    _rule(rf"^(?P<s>.+?) (?:fail|fails|failed|{_BE} failing|keep failing|keeps failing) to"
+          r" (?P<v>log in|sign in|[a-z]+)(?: .*)?$", _on_fails_to, "fail fails failed failing"),
+    _rule(rf"^(?P<s>.+?) (?:{_BE} |keep |keeps |kept |started |start |have started )?"
+          rf"(?:{_REPORT_VERBS}) {_QUANTITY}(?P<i>.+?)(?: (?:{_SURFACE_PREP}) (?P<p>.+))?$",
+          _on_reporter,
+          "seeing getting hitting experiencing encountering noticing running reporting"
+          " ran hit got saw see get have has had reported report reports noticed notice"
+          " complained complain complains"),
+    _rule(rf"^(?P<s>.+?) (?:fail|fails|failed|{_BE} failing|keep failing|keeps failing"
+          rf"|{_BE} broken|broke|{_BE} not working|stopped working|{_BE} erroring|keeps erroring"
+          r"|keep erroring)$", _on_failing,
+          "fail fails failed failing broken broke working erroring"),
+    _rule(rf"^(?P<s>.+?) {_BE} (?:very |so |extremely |super )?(?:slow|sluggish|laggy"
+          r"|unresponsive)$", _on_slow, "slow sluggish laggy unresponsive"),
+    _rule(rf"^(?P<s>.+?) (?P<how>{_BE} down|went down|{_BE} crashing|keeps crashing"
+          r"|keep crashing|crashes|crashed|crash)$", _on_down,
+          "down crashing crashes crashed crash"),
+    _rule(rf"^(?P<i>.+?) (?:started|start|starts|began|begin|appeared|showed up|came back"
+          rf"|{_BE} back|returned|spiked|keep happening|keeps happening|{_BE} happening|happen"
+          rf"|happens|occur|occurs|{_BE} occurring|persist|persists|continue|continues)"
+          r"(?: (?:on|in|at|for|with) (?P<p>.+))?$", _on_issue_said,
+          "started start starts began begin appeared showed came back returned spiked"
+          " happening happen happens occur occurs occurring persist persists continue"
+          " continues"),
+    # completion with its doer, statuses, completion without a doer
+    _rule(rf"^(?P<o>.+?) {_BE} (?P<st>{_COMPLETION_VERBS}) by (?P<d>.+)$", _on_completed_by, "by"),
+    _rule(rf"^(?P<s>.+?) {_BE} (?:back )?(?P<st>{_STATUS_ALT})$", _on_status, _STATUS_GATE),
+    _rule(r"^(?P<s>.+?) (?:has |have )?(?P<st>shipped|launched|landed|stalled|slipped|went live"
+          r"|released)$", _on_status, "shipped launched landed stalled slipped live released"),
+    _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:{_MOVE_ON})$", _on_cannot_move, "cannot not unable"),
+    _rule(rf"^(?P<s>.+?) {_BE} (?P<w>[a-z]+)$", _on_custom_completion, _BE_GATE),
+    _rule(rf"^(?P<d>.+?) (?:has |have |had )?(?P<st>{_COMPLETION_VERBS}) (?P<o>.+)$",
+          _on_completed,
+          "shipped finished completed released launched delivered merged closed resolved"
+          " fixed wrapped landed"),
+    # dependencies
+    _rule(rf"^(?P<s>.+?) (?:{_BE} )?waiting (?:on|for) (?P<o>.+)$", _on_waiting, "waiting"),
+    _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:blocked|stuck|held up|gated) (?:on|by|behind) (?P<o>.+)$",
+          _on_blocked_by, "blocked stuck held gated"),
+    _rule(rf"^(?P<s>.+?) (?:depends|depend|depended|{_BE} dependent) on (?P<o>.+)$", _on_waiting,
+          "depends depend depended dependent"),
+    _rule(r"^(?P<s>.+?) (?:needs|need|requires|require) (?P<o>.+)$", _on_needs,
+          "needs need requires require"),
+    _rule(rf"^(?P<o>.+?) (?:{_BE} )?(?:blocking|blocks|block|holding up|holds up|gating|gates)"
+          r" (?P<s>.+)$", _on_blocking, "blocking blocks block holding holds gating gates"),
+    _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:{_MOVE_ON}) (?:without|before) (?P<o>.+)$",
+          _on_blocked_by, "without before"),
+    # ownership
+    _rule(rf"^(?P<o>.+?) (?:{_BE} )?(?:being )?(?:owned|led|run|driven|handled|managed"
+          r"|maintained|worked on|built) by (?P<s>.+)$", _on_owned_by, "by"),
+    _rule(r"^(?P<o>.+?) (?:belongs|belong|belonged) to (?P<s>.+)$", _on_owned_by,
+          "belongs belong belonged"),
+    _rule(rf"^(?P<a>.+?) (?:{_BE} )?assigned (?P<to>to )?(?P<b>.+)$", _on_assigned, "assigned"),
+    _rule(r"^(?P<s>.+?) (?:(?:has|have|had) taken|took|takes|take|(?:is|are|am) taking|picked"
+          r"|picks|(?:is|are|am) picking) (?:over|up) (?P<o>.+)$", _on_owns, "over up"),
+    _rule(rf"^(?P<s>.+?) {_BE} working (?:together )?with (?P<with>.+?) on (?P<o>.+)$",
+          _on_works_with, "working"),
+    _rule(rf"^(?P<s>.+?) {_BE} (?:working on|leading|driving|handling|running|building"
+          r"|implementing|owning|tackling|in charge of|responsible for|on point for"
+          r"|the owner of|owner of|the lead on|accountable for) (?P<o>.+)$", _on_owns,
+          "working leading driving handling running building implementing owning tackling"
+          " charge responsible point owner lead accountable"),
+    _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}) (?P<o>.+)$", _on_owns,
+          "owns own owned leads lead drives drive runs run manages manage maintains"
+          " maintain handles handle"),
+    # membership
+    _rule(rf"^(?P<s>.+?) {_BE} (?:a |an )?(?:member of|part of|in|on|with) (?P<t>.+)$",
+          _on_member, "member part in on with"),
+    _rule(r"^(?P<s>.+?) (?:has |have )?(?:joined|joins|join) (?P<t>.+)$", _on_member,
+          "joined joins join"),
+    # standing context
+    _rule(rf"^(?P<s>.+?) (?:use|uses|used|{_BE} using|run on|runs on|{_BE} running on|rely on"
+          r"|relies on) (?P<o>.+)$", _on_uses, "use uses used using run runs running rely relies"),
+    # a ticket title that is only an issue
+    _rule(rf"^(?P<i>.+?)(?: (?:{_SURFACE_PREP}) (?P<p>.+))?$", _on_issue_said),
+)
+
+_RELATIVE_PATTERNS: _Patterns = (
+    _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}|{_BE} (?:working on|leading|building|handling"
+          r"|responsible for|in charge of))$", _on_relative_owns),
+    _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:waiting on|waiting for|blocked on|blocked by"
+          r"|depending on|depend on|depends on|need|needs)$", _on_relative_waiting),
+)
+
+_REASON_PATTERNS: _Patterns = (
+    _rule(rf"^(?P<o>.+?) (?:is|are|has|have)(?: still)? not(?: yet)? (?:been )?(?:{_READY})$",
+          _on_reason),
+    _rule(rf"^(?P<o>.+?) (?:is |are |has been |have been |gets |get |becomes )?(?:{_READY}"
+          r"|lands|land|ships|ship|goes live|go live)$", _on_reason),
+    _rule(r"^of (?P<o>.+)$", _on_reason),
+    _rule(rf"^(?:I|we) (?:{_BE} )?(?:waiting|blocked|stuck|held up) (?:on|for|by) (?P<o>.+)$",
+          _on_reason),
+    _rule(rf"^(?P<o>.+?) {_BE} (?P<st>delayed|stalled|blocked|late|stuck|at risk|on hold)$",
+          _on_reason_status),
+)
+
+# ---------------------------------------------------------------------------- text → clauses
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text: lines and bullets first, then ``.``/``!``/``?`` (not after "Inc.")."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        line = _BULLET.sub("", line).strip()
+        pending = ""
+        for piece in _SENTENCE_END.split(line):
+            pending = f"{pending} {piece}" if pending else piece
+            if not _ABBREVIATION_END.search(pending):
+                sentences.append(pending.strip())
+                pending = ""
+        if pending.strip():
+            sentences.append(pending.strip())
+    return [s for s in sentences if s]
+
+
+def _normalize(sentence: str) -> str:
+    """The sentence as the patterns read it: plain quotes, contractions expanded, no fillers."""
+    text = sentence.translate(_TYPOGRAPHY)
+    if "(" in text:
+        text = _PARENTHETICAL.sub("", text)
+    if "'" in text or "an not" in text:
+        text = _CONTRACTION.sub(_expand, text)
+    if "more" in text:
+        text = _NOT_ANYMORE.sub(r"\1 no longer \2\3", text)
+    if not _FILLER_WORDS.isdisjoint(_WORD.findall(text.lower())):
+        text = _FILLER.sub("", text)
+    text = _SPACES.sub(" ", text).strip().rstrip(".!?").strip()
+    return _GREETING.sub("", text)
+
+
+def _expand(match: re.Match[str]) -> str:
+    word = match.group(0)
+    expanded = _CONTRACTIONS[word.lower()]
+    return expanded[:1].upper() + expanded[1:] if word[:1].isupper() else expanded
+
+
+def _split_clauses(sentence: str) -> list[_ClauseText]:
+    """The clauses of a sentence. Kinds: ``main``; ``reason`` (because/until/since: what the
+    previous clause's item waits on); ``relative`` (which: about the phrase before it);
+    ``conditional`` (if/unless: asserts nothing)."""
+    lead: list[_ClauseText] = []
+    leading = _LEADING_CLAUSE.match(sentence)
+    if leading is not None:
+        if leading["word"].lower() not in {"if", "unless", "in case"}:
+            lead.append(_ClauseText("main", f"{leading['word']}{leading['clause']}"))
+        sentence = sentence[leading.end():]
+    appositive = _APPOSITIVE.match(sentence)
+    if appositive is not None and _noun_phrase(appositive["head"]) is not None:
+        main = _split_breaks(f"{appositive['head']} {appositive['rest']}")
+        relative = _relative_text(re.sub(r"^(?:which|that)\s+", "", appositive["relative"]))
+        return [*lead, *main, _ClauseText("relative", relative, appositive["head"])]
+    return [*lead, *_split_breaks(sentence)]
+
+
+def _split_breaks(sentence: str) -> list[_ClauseText]:
+    clauses: list[_ClauseText] = []
+    kind, start, prefix = "main", 0, ""
+    for match in _CLAUSE_BREAK.finditer(sentence):
+        if match["plain"] and not _HAS_VERB.search(sentence, start, match.start()):
+            continue  # "The API migration, the payments integration and the checkout flow are…"
+        clauses.append(_ClauseText(kind, prefix + sentence[start: match.start()]))
+        kind = _break_kind(match)
+        start = match.end()
+        prefix = _shared_subject(clauses[-1].text, sentence[start:]) if match["shared"] else ""
+    clauses.append(_ClauseText(kind, prefix + sentence[start:]))
+    return [
+        _ClauseText(c.kind, _relative_text(c.text) if c.kind == "relative" else c.text)
+        for c in clauses if c.text.strip()
+    ]
+
+
+def _break_kind(match: re.Match[str]) -> str:
+    if match.group("reason"):
+        return "reason"
+    if match.group("relative") or match.group("reduced") is not None:
+        return "relative"
+    if match.group("conditional"):
+        return "conditional"
+    return "main"
+
+
+def _shared_subject(previous: str, following: str) -> str:
+    """ "We are on Enterprise and seeing 504s": the words that give "seeing 504s" its subject
+    back ("we are "). Only a first-person subject is carried over."""
+    subject = previous.split(" ", 1)[0]
+    if subject.lower() not in {"i", "we"}:
+        return ""
+    if re.match(r"(?:am|are|have)\b", following):
+        return f"{subject} "
+    return f"{subject} am " if subject == "I" else f"{subject} are "
+
+
+def _relative_text(text: str) -> str:
+    """ "owned by the backend team" reads as "(which) is owned by the backend team"."""
+    return f"is {text}" if text.startswith(_REDUCED_RELATIVE) else text
+
+
+# ---------------------------------------------------------------------------- settling facts
+
+
+def _resolve_author_item(record: _Record, reader: _Reader) -> ExtractedEntity | None:
+    """The author's work item for a first-person dependency: the latest one the author reported
+    on before it, else the first one after it in the episode."""
+    before = [item for ordinal, item in reader.author_items if ordinal <= record.ordinal]
+    if before:
+        return before[-1]
+    after = [item for ordinal, item in reader.author_items if ordinal > record.ordinal]
+    return after[0] if after else None
+
+
+def _settle(reader: _Reader) -> tuple[list[ExtractedFact], list[ExtractedClosure]]:
+    records = _with_sources(reader)
+    owned = {_key(r.target.name) for r in records
+             if r.kind == "fact" and r.relation == RESPONSIBLE_FOR and r.target is not None}
+    kept: list[_Record] = []
+    for record in records:
+        if record.kind == "implied" and not _author_owns(record, reader.author, owned):
+            continue
+        if _allowed(record, reader):
+            kept.append(record)
+    kept = _deduplicated(kept, reader.ontology)
+    facts = [_as_fact(r) for r in kept if r.kind != "closure"]
+    closures = [_as_closure(r) for r in kept if r.kind == "closure"]
+    return facts, closures
+
+
+def _with_sources(reader: _Reader) -> list[_Record]:
+    """Records with "the author's work item" replaced by the item, or dropped with a note."""
+    resolved: list[_Record] = []
+    for record in reader.records:
+        if isinstance(record.source, ExtractedEntity):
+            resolved.append(record)
+            continue
+        item = _resolve_author_item(record, reader)
+        if item is None:
+            reader.dropped.append(
+                f"no work item of the author's to attach {record.relation} to: {record.sentence}"
+            )
+            continue
+        record.source = item
+        resolved.append(record)
+    return resolved
+
+
+def _author_owns(record: _Record, author: ExtractedEntity | None, owned: set[str]) -> bool:
+    """The author owns the item they report on: only a Person, only a work item, and only when
+    the episode names no other owner."""
+    assert record.target is not None
+    return (
+        author is not None
+        and author.type == "Person"
+        and record.target.type == "WorkItem"
+        and _key(record.target.name) not in owned
+    )
+
+
+def _allowed(record: _Record, reader: _Reader) -> bool:
+    """The ontology knows the relation and its types, and the fact is no self-loop."""
+    source = record.source
+    assert isinstance(source, ExtractedEntity)
+    relation = reader.ontology.relation(record.relation)
+    if relation is None:
+        reader.dropped.append(f"relation {record.relation} not in the ontology: {record.sentence}")
+        return False
+    target = record.target
+    if target is not None and _key(source.name) == _key(target.name):
+        reader.dropped.append(f"self-loop {source.name} {record.relation}: {record.sentence}")
+        return False
+    if source.type not in relation.source_types or (
+        target is not None and target.type not in relation.target_types
+    ):
+        target_text = f"{target.name} ({target.type})" if target else "*"
+        reader.dropped.append(
+            f"{source.name} ({source.type}) {record.relation} {target_text} "
+            f"does not fit the ontology: {record.sentence}"
+        )
+        return False
+    return True
+
+
+def _deduplicated(records: list[_Record], ontology: Ontology) -> list[_Record]:
+    """One record per signature (the first), and for a single-valued relation one per source:
+    the last said, so "was blocked, now on track" ends on track."""
+    single = {name for name, rel in ontology.relations.items() if rel.single_valued}
+    seen: set[tuple[str, str, str, str | None]] = set()
+    last_single: dict[tuple[str, str], int] = {}
+    for index, record in enumerate(records):
+        if record.kind != "closure" and record.relation in single:
+            assert isinstance(record.source, ExtractedEntity)
+            last_single[(_key(record.source.name), record.relation)] = index
+    kept = []
+    for index, record in enumerate(records):
+        assert isinstance(record.source, ExtractedEntity)
+        source_key = _key(record.source.name)
+        if record.kind != "closure" and last_single.get((source_key, record.relation),
+                                                        index) != index:
+            continue
+        target_key = _key(record.target.name) if record.target else None
+        key = ("closure" if record.kind == "closure" else "fact", source_key, record.relation,
+               target_key)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(record)
+    return kept
+
+
+def _as_fact(record: _Record) -> ExtractedFact:
+    assert isinstance(record.source, ExtractedEntity) and record.target is not None
+    return ExtractedFact(
+        source=record.source.name,
+        source_type=record.source.type,
+        relation=record.relation,
+        target=record.target.name,
+        target_type=record.target.type,
+        sentence=record.sentence,
+        valid_at=record.valid_at,
+    )
+
+
+def _as_closure(record: _Record) -> ExtractedClosure:
+    assert isinstance(record.source, ExtractedEntity)
+    return ExtractedClosure(
+        source=record.source.name,
+        source_type=record.source.type,
+        relation=record.relation,
+        target=record.target.name if record.target else None,
+        target_type=record.target.type if record.target else None,
+        sentence=record.sentence,
+        at=record.valid_at,
+    )
+
+
+# -------------------------------------------------------------------------------------- API
+
+
+def author_entity_type(author: str, known: Mapping[str, str], given: str | None = None) -> str:
+    """Person by default; Customer for an organisation's name ("Acme Corp") or a known customer;
+    whatever the caller says when it says."""
+    if given:
+        return given
+    known_type = known.get(normalize_name(author))
+    if known_type in _AGENTS:
+        return known_type
+    return "Customer" if _is_org(_clean(author).split(" ")) else "Person"
+
+
+def extract_with_rules(
+    text: str,
+    *,
+    author: str,
+    reference_time: datetime,
+    ontology: Ontology | None = None,
+    known_entities: Mapping[str, str] | None = None,
+    author_type: str | None = None,
+) -> Extraction:
+    """Entities, facts and closures of one episode's text (see the module docstring)."""
+    known = known_entities or {}
+    author_entity = None
+    if author and author.strip():
+        author_entity = ExtractedEntity(
+            _display(author), author_entity_type(author, known, author_type)
+        )
+    reader = _Reader(author=author_entity, reference_time=reference_time,
+                     ontology=ontology or default_ontology(), known=known)
+    reader.read(text)
+    facts, closures = _settle(reader)
+    extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
+                            author=author_entity, dropped=reader.dropped)
+    extraction.entities = extraction.all_entities()
+    return extraction
