@@ -1,0 +1,154 @@
+"""Celery tasks: thin, take ids, safe to run twice. The work is in ``memory.processing`` and
+``memory.pipeline``; this module only decides when and where it runs.
+
+Without a broker (the embedded default) Celery runs eagerly: the same tasks run in-process right
+after the ingesting transaction commits, and the pipeline runs at once instead of waiting for the
+graph to settle — so a new episode's observations appear without any worker.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.core.cache import cache
+from django.db import OperationalError, transaction
+from django.utils import timezone
+
+from memory import pipeline, processing
+from memory.models import Episode, Graph, PipelineRun
+
+logger = logging.getLogger(__name__)
+
+SWEEP_LIMIT = 500
+"""Most ids one sweep hands out per kind of work (the next sweep takes the rest)."""
+PENDING_GRACE_SECONDS = 120
+"""A pending episode older than this was never picked up (e.g. Redis was down): enqueue it."""
+QUEUED_RUN_GRACE_SECONDS = 300
+
+
+def _eager() -> bool:
+    return bool(settings.CELERY_TASK_ALWAYS_EAGER)
+
+
+def _settle_key(graph_id: int) -> str:
+    return f"settle:{graph_id}"
+
+
+@shared_task(
+    name="memory.process_episode",
+    autoretry_for=(OperationalError,),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def process_episode(episode_id: int) -> str:
+    return processing.process_episode(episode_id)
+
+
+@shared_task(name="memory.run_pipeline_when_settled", bind=True, max_retries=None)
+def run_pipeline_when_settled(self, graph_id: int) -> str:  # type: ignore[no-untyped-def]
+    graph = Graph.objects.filter(pk=graph_id).first()
+    if graph is None:
+        return "gone"
+    delay = pipeline.settle_delay(graph)
+    if delay is None:
+        cache.delete(_settle_key(graph_id))
+        return "idle"
+    if delay > 0 and not _eager():
+        cache.set(_settle_key(graph_id), 1, timeout=int(delay) + 120)
+        self.apply_async((graph_id,), countdown=delay)
+        return "waiting"
+    cache.delete(_settle_key(graph_id))
+    run = pipeline.run_pipeline(graph, trigger=PipelineRun.Trigger.SETTLED)
+    return run.status if run else "busy"
+
+
+@shared_task(name="memory.execute_run", bind=True, max_retries=20, default_retry_delay=30)
+def execute_run(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Run a queued run (started from a page, the API or the sweep)."""
+    run = PipelineRun.objects.select_related("graph").filter(pk=run_id).first()
+    if run is None or run.status != PipelineRun.Status.QUEUED:
+        return "skipped"
+    if not pipeline.claim_run(run):
+        # Another run holds the graph; try again when it is likely done.
+        raise self.retry()
+    return pipeline.execute_run(run).status
+
+
+@shared_task(name="memory.sweep")
+def sweep() -> dict[str, int]:
+    """Periodic catch-up (beat): nothing is dropped when a worker dies or Redis was down."""
+    now = timezone.now()
+    counts = {"requeued": 0, "failed": 0, "pending": 0, "abandoned_runs": 0, "graphs": 0,
+              "queued_runs": 0}
+    stale = now - timedelta(seconds=processing.STALE_PROCESSING_SECONDS)
+    stuck = list(Episode.objects.filter(
+        status=Episode.Status.PROCESSING, processing_started_at__lt=stale
+    ).values_list("pk", "attempts")[:SWEEP_LIMIT])
+    for episode_id, attempts in stuck:
+        if attempts >= processing.MAX_ATTEMPTS:
+            Episode.objects.filter(pk=episode_id, status=Episode.Status.PROCESSING).update(
+                status=Episode.Status.FAILED,
+                error=f"gave up after {attempts} attempts: the worker was lost each time",
+                processed_at=now,
+            )
+            counts["failed"] += 1
+        else:
+            _send(process_episode, episode_id)
+            counts["requeued"] += 1
+    forgotten = now - timedelta(seconds=PENDING_GRACE_SECONDS)
+    waiting = list(Episode.objects.filter(
+        status=Episode.Status.PENDING, ingested_at__lt=forgotten
+    ).values_list("pk", flat=True)[:SWEEP_LIMIT])
+    for episode_id in waiting:
+        _send(process_episode, episode_id)
+    counts["pending"] = len(waiting)
+    counts["abandoned_runs"] = pipeline.abandon_stale_runs(now=now)
+    for run_id in PipelineRun.objects.filter(
+        status=PipelineRun.Status.QUEUED,
+        created_at__lt=now - timedelta(seconds=QUEUED_RUN_GRACE_SECONDS),
+    ).values_list("pk", flat=True)[:SWEEP_LIMIT]:
+        _send(execute_run, run_id)
+        counts["queued_runs"] += 1
+    for graph in Graph.objects.all()[:SWEEP_LIMIT]:
+        if pipeline.settle_delay(graph, now=now) is not None:
+            schedule_pipeline(graph.pk)
+            counts["graphs"] += 1
+    return counts
+
+
+def _send(task, *args: object) -> None:  # type: ignore[no-untyped-def]
+    try:
+        task.delay(*args)
+    except Exception:  # the broker is down: the next sweep tries again
+        logger.warning("could not enqueue %s%s", task.name, args)
+
+
+def schedule_pipeline(graph_id: int) -> None:
+    """Run the graph's pipeline once it has settled (at once in the embedded default). Only one
+    waiting check per graph at a time."""
+    if _eager():
+        _send(run_pipeline_when_settled, graph_id)
+        return
+    if cache.add(_settle_key(graph_id), 1, timeout=600):
+        _send(run_pipeline_when_settled, graph_id)
+
+
+def start_run(run: PipelineRun) -> None:
+    """Enqueue a queued run after the current transaction commits."""
+    transaction.on_commit(lambda: _send(execute_run, run.pk))
+
+
+def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
+    """After the current transaction commits: process each episode, then let the graph settle
+    and run its pipeline once."""
+
+    def send() -> None:
+        for episode_id in episode_ids:
+            _send(process_episode, episode_id)
+        schedule_pipeline(graph_id)
+
+    transaction.on_commit(send)

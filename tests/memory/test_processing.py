@@ -1,0 +1,277 @@
+"""Processing episodes end to end on the database: extraction, resolution and the time rules
+(DESIGN §3), with tests that read like the seed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from memory.models import Entity, Episode, Fact, Graph
+from memory.selectors import current_facts, facts_known_at, facts_valid_at
+from tests.conftest import IngestFn
+
+SEED = [
+    {"external_id": "alice", "author": "Alice", "reference_time": "2026-11-23T09:00:00+00:00",
+     "content": "The API migration is blocked. I'm waiting on the auth service refactor, "
+                "which the backend team owns."},
+    {"external_id": "bob", "author": "Bob", "reference_time": "2026-11-25T09:00:00+00:00",
+     "content": "The payments integration is stalled. I'm also waiting on the auth service "
+                "refactor from the backend team."},
+    {"external_id": "clara", "author": "Clara", "reference_time": "2026-11-27T09:00:00+00:00",
+     "content": "The checkout flow can't move forward because the payments integration isn't "
+                "ready. That work belongs to Bob."},
+]
+
+
+def signatures(graph: Graph, external_id: str, *, with_status: bool = False) -> set[tuple]:
+    episode = Episode.objects.get(graph=graph, external_id=external_id)
+    return {
+        (f.source.name, f.relation, f.target.name)
+        for f in Fact.objects.filter(evidence__episode=episode).select_related("source", "target")
+        if with_status or f.relation != "HAS_STATUS"
+    }
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+@pytest.mark.django_db
+def test_the_seed_updates_become_exactly_the_seed_signatures(graph: Graph, ingest: IngestFn):
+    report = ingest(graph, SEED)
+
+    assert report.summary() == "stored 3, duplicates 0, rejected 0"
+    assert signatures(graph, "alice") == {
+        ("Alice", "RESPONSIBLE_FOR", "API Migration"),
+        ("API Migration", "DEPENDS_ON", "Auth Service Refactor"),
+        ("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),
+    }
+    assert signatures(graph, "bob") == {
+        ("Bob", "RESPONSIBLE_FOR", "Payments Integration"),
+        ("Payments Integration", "DEPENDS_ON", "Auth Service Refactor"),
+        ("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),
+    }
+    assert signatures(graph, "clara") == {
+        ("Clara", "RESPONSIBLE_FOR", "Checkout Flow"),
+        ("Checkout Flow", "DEPENDS_ON", "Payments Integration"),
+        ("Bob", "RESPONSIBLE_FOR", "Payments Integration"),
+    }
+    statuses = {s for e in ("alice", "bob", "clara")
+                for s in signatures(graph, e, with_status=True) if s[1] == "HAS_STATUS"}
+    assert statuses == {("API Migration", "HAS_STATUS", "Blocked"),
+                        ("Payments Integration", "HAS_STATUS", "Stalled"),
+                        ("Checkout Flow", "HAS_STATUS", "Blocked")}
+
+
+@pytest.mark.django_db
+def test_a_fact_restated_by_another_episode_is_one_fact_with_two_episodes(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+
+    owned = Fact.objects.get(graph=graph, source__name="Backend Team",
+                             target__name="Auth Service Refactor")
+    assert sorted(owned.episodes.values_list("external_id", flat=True)) == ["alice", "bob"]
+    assert owned.valid_at == at("2026-11-23T09:00:00+00:00")
+    assert Entity.objects.filter(graph=graph, name="Auth Service Refactor").count() == 1
+
+
+@pytest.mark.django_db
+def test_every_fact_records_its_extractor_sentence_and_episode(graph: Graph,
+                                                              ingest: IngestFn) -> None:
+    ingest(graph, SEED[:1])
+
+    fact = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+    assert fact.extractor == "rules@1"
+    assert fact.sentence == ("I'm waiting on the auth service refactor, which the backend team "
+                             "owns.")
+    assert fact.evidence.get().episode.external_id == "alice"
+    assert Episode.objects.get(external_id="alice").status == Episode.Status.PROCESSED
+
+
+@pytest.mark.django_db
+def test_shipping_the_refactor_ends_both_dependencies_pointing_at_it(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+    ingest(graph, [{"external_id": "ship", "author": "Dana",
+                    "reference_time": "2026-12-02T10:00:00+00:00",
+                    "content": "The backend team shipped the auth service refactor."}],
+           now=at("2026-12-02T10:05:00+00:00"))
+
+    ended = Fact.objects.filter(graph=graph, relation="DEPENDS_ON",
+                                target__name="Auth Service Refactor")
+    assert ended.count() == 2
+    done = Fact.objects.get(graph=graph, relation="HAS_STATUS",
+                            source__name="Auth Service Refactor")
+    for fact in ended:
+        assert fact.invalid_at == at("2026-12-02T10:00:00+00:00")
+        assert fact.expired_at == at("2026-12-02T10:05:00+00:00")
+        assert (fact.close_reason, fact.closed_by_fact) == (Fact.CloseReason.RESOLUTION, done)
+        assert fact.closed_by_episode.external_id == "ship"
+    still = Fact.objects.get(graph=graph, relation="DEPENDS_ON", source__name="Checkout Flow")
+    assert still.is_open
+
+
+PLAN_HISTORY = [
+    {"external_id": "jan", "author": "Acme Corp", "reference_time": "2026-01-01T12:00:00+00:00",
+     "content": "Acme Corp is on the Standard plan."},
+    {"external_id": "may", "author": "Acme Corp", "reference_time": "2026-05-08T12:00:00+00:00",
+     "content": "We upgraded to Enterprise on 2026-04-28."},
+]
+
+
+@pytest.fixture
+def plan_history(graph: Graph, ingest: IngestFn) -> Graph:
+    ingest(graph, PLAN_HISTORY[:1], now=at("2026-01-01T12:00:00+00:00"))
+    ingest(graph, PLAN_HISTORY[1:], now=at("2026-05-08T12:30:00+00:00"))
+    return graph
+
+
+def plans(facts) -> list[str]:  # type: ignore[no-untyped-def]
+    return [f.target.name for f in facts if f.relation == "ON_PLAN"]
+
+
+@pytest.mark.django_db
+def test_an_upgrade_closes_the_old_plan_on_the_day_it_happened(plan_history: Graph) -> None:
+    standard = Fact.objects.get(graph=plan_history, target__name="Standard")
+
+    assert standard.invalid_at == at("2026-04-28T00:00:00+00:00")
+    assert standard.expired_at == at("2026-05-08T12:30:00+00:00")
+    assert standard.close_reason == Fact.CloseReason.SINGLE_VALUED
+    assert standard.closed_by_fact.target.name == "Enterprise"
+
+
+@pytest.mark.django_db
+def test_the_plan_as_of_a_date_and_as_known_at_a_date(plan_history: Graph) -> None:
+    assert plans(facts_valid_at(plan_history, at("2026-04-01T00:00:00+00:00"))) == ["Standard"]
+    assert plans(facts_valid_at(plan_history, at("2026-05-01T00:00:00+00:00"))) == ["Enterprise"]
+    # On May 1st the system had not heard of the upgrade yet.
+    assert plans(facts_known_at(plan_history, at("2026-05-01T00:00:00+00:00"))) == ["Standard"]
+    assert plans(current_facts(plan_history)) == ["Enterprise"]
+
+
+@pytest.mark.django_db
+def test_a_backfilled_older_episode_never_closes_a_newer_fact(plan_history: Graph,
+                                                              ingest: IngestFn) -> None:
+    ingest(plan_history, [{"external_id": "backfill", "author": "Acme Corp",
+                           "reference_time": "2026-02-01T12:00:00+00:00",
+                           "content": "We moved to the Pro plan."}],
+           now=at("2026-06-01T00:00:00+00:00"))
+
+    enterprise = Fact.objects.get(graph=plan_history, target__name="Enterprise")
+    pro = Fact.objects.get(graph=plan_history, target__name="Pro")
+    assert enterprise.is_open
+    assert pro.invalid_at == at("2026-04-28T00:00:00+00:00")
+    assert pro.expired_at is None
+    assert plans(current_facts(plan_history)) == ["Enterprise"]
+    assert plans(facts_valid_at(plan_history, at("2026-03-01T00:00:00+00:00"))) == ["Pro"]
+
+
+@pytest.mark.django_db
+def test_no_longer_waiting_ends_the_dependency_explicitly(graph: Graph, ingest: IngestFn) -> None:
+    ingest(graph, SEED[:1])
+    ingest(graph, [{"external_id": "later", "author": "Alice",
+                    "reference_time": "2026-11-30T09:00:00+00:00",
+                    "content": "The API migration is no longer blocked on the auth service "
+                               "refactor."}])
+
+    fact = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+    assert fact.invalid_at == at("2026-11-30T09:00:00+00:00")
+    assert fact.close_reason == Fact.CloseReason.EXPLICIT
+    assert fact.closed_by_episode.external_id == "later"
+
+
+@pytest.mark.django_db
+def test_supersession_is_scoped_to_its_source(graph: Graph, ingest: IngestFn) -> None:
+    ingest(graph, [
+        {"author": "Acme Corp", "reference_time": "2026-01-01T00:00:00+00:00",
+         "content": "Acme Corp is on the Standard plan."},
+        {"author": "Globex Inc", "reference_time": "2026-02-01T00:00:00+00:00",
+         "content": "We upgraded to the Enterprise plan."},
+    ])
+
+    assert sorted(plans(current_facts(graph))) == ["Enterprise", "Standard"]
+
+
+@pytest.mark.django_db
+def test_text_the_rules_do_not_understand_yields_no_facts_but_the_episode_is_kept(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, [{"external_id": "chat", "author": "Alice",
+                    "reference_time": "2026-11-23T09:00:00+00:00",
+                    "content": "Lunch was great today. See you all on Friday!"}])
+
+    episode = Episode.objects.get(external_id="chat")
+    assert episode.status == Episode.Status.PROCESSED
+    assert not Fact.objects.filter(graph=graph).exists()
+
+
+@pytest.mark.django_db
+def test_structured_facts_are_used_as_given(graph: Graph, ingest: IngestFn) -> None:
+    ingest(graph, [{"external_id": "jira-1", "author": "Jira", "type": "json",
+                    "reference_time": "2026-11-23T09:00:00+00:00",
+                    "data": {"key": "PAY-12", "title": "Payments integration"},
+                    "facts": [{"source": "Payments Integration", "relation": "blocked by",
+                               "target": "Auth Service Refactor",
+                               "fact": "PAY-12 is blocked by AUTH-3",
+                               "valid_at": "2026-11-20T00:00:00+00:00"}]}])
+
+    fact = Fact.objects.select_related("source", "target").get(graph=graph)
+    assert (fact.source.name, fact.relation, fact.target.name) == (
+        "Payments Integration", "DEPENDS_ON", "Auth Service Refactor")
+    assert (fact.source.type, fact.target.type) == ("WorkItem", "WorkItem")
+    assert fact.valid_at == at("2026-11-20T00:00:00+00:00")
+    assert (fact.sentence, fact.extractor) == ("PAY-12 is blocked by AUTH-3", "structured@1")
+
+
+@pytest.mark.django_db
+def test_processing_an_episode_twice_changes_nothing(graph: Graph, ingest: IngestFn) -> None:
+    from memory.processing import process_episode
+
+    ingest(graph, SEED)
+    before = list(Fact.objects.values_list("pk", "invalid_at", "expired_at"))
+
+    assert process_episode(Episode.objects.get(external_id="bob").pk) == "skipped"
+    assert list(Fact.objects.values_list("pk", "invalid_at", "expired_at")) == before
+
+
+@pytest.mark.django_db
+def test_queries_per_episode_do_not_grow_with_the_graph(
+    graph: Graph, ingest: IngestFn, django_assert_max_num_queries
+) -> None:
+    def update(n: int) -> dict[str, str]:
+        return {"author": f"Person{n}", "reference_time": "2026-11-23T09:00:00+00:00",
+                "content": f"The feature {n} migration is blocked. I'm waiting on the auth "
+                           f"service refactor, which the backend team owns."}
+
+    ingest(graph, [update(n) for n in range(5)])
+    from memory.processing import process_episode
+
+    def process_new(n: int) -> None:
+        with_id = ingest_without_processing(graph, update(n))
+        process_episode(with_id)
+
+    process_new(100)
+    small = _count_queries(lambda: process_new(101))
+    ingest(graph, [update(n) for n in range(200, 400)])
+    large = _count_queries(lambda: process_new(401))
+
+    assert small == large
+
+
+def ingest_without_processing(graph: Graph, record: dict[str, str]) -> int:
+    from memory.ingestion import ingest_records
+
+    report = ingest_records(graph, [(1, record)], process=False)
+    return report.stored_ids[0]
+
+
+def _count_queries(action) -> int:  # type: ignore[no-untyped-def]
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        action()
+    return len(captured)
