@@ -1,0 +1,754 @@
+"""Clustering: episodes sharing signatures form clusters (DESIGN §4 step 4). Deterministic, no ML.
+
+Contract
+--------
+``cluster_episodes(rows, linking, episode_authors, settings=None) -> ClusteringResult``
+
+``rows``
+    A sequence of ``(episode_id, fact_id, source_id, relation, target_id)`` tuples, one per
+    (episode, current fact it supports), straight from SQL. It is iterated several times, so an
+    iterator is materialized first. Their order does not matter.
+``linking``
+    relation name → linking mode (``pair``, ``target`` or ``none``; unknown relations link nothing),
+    e.g. ``{name: r.linking for name, r in ontology.relations.items()}``.
+``episode_authors``
+    episode id → the author's entity id (or ``None``); only read for hub candidates.
+``settings``
+    ``ClusteringSettings`` (defaults below; ``ClusteringSettings.from_mapping`` reads a graph's
+    stored overrides).
+
+Returns ``ClusteringResult(clusters, audit)``: clusters ordered by their smallest episode id, each
+with sorted episode and fact ids and its links; ``audit`` is a JSON-able dict of what was decided
+and why (hub candidates with their figures, splits) for ``PipelineRun.audit``.
+
+Algorithm
+---------
+1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target);
+   a signature shared by two or more episodes links them.
+2. Hub suppression. Boilerplate restated in many updates would chain everything into one giant
+   component, but a real backbone (ten workstreams waiting on one refactor) is the pattern we
+   want. A signature is a *candidate* when it is on at least
+   ``max(hub_min_episodes, min(ceil(hub_min_share * episodes), hub_candidate_cap))`` episodes.
+   Only candidates get the costlier signals:
+
+   * *aside*: in how many of its multi-fact episodes the fact shares no entity with the rest of
+     that episode's facts. The author's own entity does not count as shared (every first-person
+     fact touches the author), nor do other facts with the same signature; episodes whose only
+     facts carry this signature are not counted either way;
+   * *restated*: the share of its episodes that restate a fact another of them already stated
+     (``1 - facts / episodes``). Boilerplate, a standard footer, a standing ownership are one
+     statement repeated; a backbone is many different facts pointing at one target (ten
+     workstreams each ``DEPENDS_ON`` the refactor), and stays a backbone even in updates that
+     say nothing else about the waiting work;
+   * *bridging* (suspects only): into how many connected components its episodes fall on the
+     episode graph without the suspects (every other signature stays: a backbone links
+     legitimately, while two boilerplate sentences restated together must not make each other
+     look harmless).
+
+   A candidate is suppressed when it is an aside in at least ``hub_aside_ratio`` of its
+   multi-fact episodes, **and** restated in at least ``hub_min_restated_share`` of its episodes,
+   **and** its episodes fall into at least ``hub_min_bridged_groups`` otherwise separate
+   components. A backbone is kept because it is connected to the rest of the updates that state
+   it (``X DEPENDS_ON Auth`` shares X with ``Alice RESPONSIBLE_FOR X``) or, failing that, because
+   it is not one statement restated; an aside whose episodes are connected anyway is kept because
+   it chains nothing together; a candidate with no multi-fact episode cannot be judged an aside
+   and is kept. Suppressed signatures link nothing and their facts are left out of every
+   cluster's evidence. Every candidate is in the audit with its figures (episodes, share, facts,
+   restated share, multi-fact and aside episodes, bridged groups) and the reason for its verdict.
+3. The episode graph (vertices = episodes in id order, one star per signature) is built in
+   igraph; connected components with at least ``min_cluster_episodes`` episodes are clusters.
+4. A component above ``max_cluster_episodes`` is split with Leiden (modularity, fixed seed) on
+   its weighted episode graph: two episodes are joined by the sum of ``log(1 + N / n)`` over the
+   signatures they share (``N`` episodes in the input, ``n`` carrying the signature), so rare
+   signatures hold harder than common ones. A signature on more than ``leiden_clique_limit``
+   episodes contributes a path through its episodes (in id order) instead of a clique, to keep
+   the graph linear in size. Parts still too big are split again, at most ``leiden_max_depth``
+   levels; parts below ``min_cluster_episodes`` are dropped. Every split is in the audit.
+
+Same input, same output, whatever order the rows come in: vertices are numbered by episode id,
+every list is sorted, the Leiden graph is built from signatures in canonical order and igraph's
+random number generator is seeded before each Leiden call (and restored after it).
+
+Cost: one pass over the rows to group them by signature (about what building the bare episode
+graph costs), a pass over the rows of hub candidates' episodes, and one more to gather each
+cluster's facts; everything else is per shared signature or per cluster. The cyclic garbage
+collector is paused for the call (see ``paused_gc``). Benchmark: ``python -m
+tests.memory.engine.synthetic``.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import random
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, NamedTuple
+
+import igraph
+
+from memory.engine.types import (
+    ANY_SOURCE,
+    Cluster,
+    Link,
+    Row,
+    Signature,
+    SignatureKey,
+)
+
+PAIR = "pair"
+TARGET = "target"
+LEIDEN_ITERATIONS = 2
+"""igraph's default; the seed, not the iteration count, is what makes the result repeatable."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringSettings:
+    min_cluster_episodes: int = 2
+    """A component needs this many episodes to be a cluster (DESIGN: at least 2)."""
+    hub_min_episodes: int = 5
+    """The floor: a signature on fewer episodes is never a hub, so small graphs are unaffected."""
+    hub_min_share: float = 0.05
+    """A signature on this share of the input's episodes is a hub candidate..."""
+    hub_candidate_cap: int = 200
+    """...and so is one on this many episodes, however big the graph (a share of 100,000
+    episodes would let a 4,000-update boilerplate through unexamined)."""
+    hub_aside_ratio: float = 0.5
+    """Suppress a candidate that is an aside in at least this share of its multi-fact episodes..."""
+    hub_min_restated_share: float = 0.5
+    """...and at least this share of its episodes restate a fact another of them already stated
+    (boilerplate is one statement repeated; a backbone is many facts pointing at one target)..."""
+    hub_min_bridged_groups: int = 2
+    """...and whose episodes fall into at least this many otherwise separate components. 2 means:
+    it would merge at least two unrelated groups."""
+    max_cluster_episodes: int = 50
+    """The size cap: a bigger component is split with Leiden."""
+    leiden_resolution: float = 1.0
+    leiden_seed: int = 42
+    leiden_max_depth: int = 3
+    """How many times a part still above the cap is split again."""
+    leiden_clique_limit: int = 64
+    """Signatures on more episodes than this contribute a path, not a clique, to Leiden's graph."""
+
+    def __post_init__(self) -> None:
+        checks = {
+            "min_cluster_episodes": self.min_cluster_episodes >= 2,
+            "hub_min_episodes": self.hub_min_episodes >= 2,
+            "hub_min_share": 0.0 < self.hub_min_share <= 1.0,
+            "hub_candidate_cap": self.hub_candidate_cap >= 2,
+            "hub_aside_ratio": 0.0 <= self.hub_aside_ratio <= 1.0,
+            "hub_min_restated_share": 0.0 <= self.hub_min_restated_share <= 1.0,
+            "hub_min_bridged_groups": self.hub_min_bridged_groups >= 1,
+            "max_cluster_episodes": self.max_cluster_episodes >= self.min_cluster_episodes,
+            "leiden_resolution": self.leiden_resolution > 0,
+            "leiden_max_depth": self.leiden_max_depth >= 0,
+            "leiden_clique_limit": self.leiden_clique_limit >= 2,
+        }
+        for name, ok in checks.items():
+            if not ok:
+                value = getattr(self, name)
+                raise ValueError(f"clustering setting {name} is out of range: {value}")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> ClusteringSettings:
+        """The defaults overridden by the known keys of ``values`` (a graph's stored settings may
+        hold other keys too; those are ignored). Wrong types raise ``ValueError``."""
+        if not values:
+            return cls()
+        given: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name not in values:
+                continue
+            value = values[f.name]
+            expected = int if f.type == "int" else float
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"clustering setting {f.name} must be a number")
+            if expected is int and value != int(value):
+                raise ValueError(f"clustering setting {f.name} must be an integer")
+            given[f.name] = expected(value)
+        return cls(**given)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def hub_threshold(self, episode_count: int) -> int:
+        by_share = math.ceil(self.hub_min_share * episode_count)
+        return max(self.hub_min_episodes, min(by_share, self.hub_candidate_cap))
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringResult:
+    clusters: tuple[Cluster, ...]
+    audit: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HubVerdict:
+    """What was decided about one hub candidate, with the figures that decided it."""
+
+    signature: Signature
+    episodes: int
+    share: float
+    fact_count: int
+    multi_fact_episodes: int
+    aside_episodes: int
+    bridged_groups: int | None
+    """For asides only: the components its episodes fall into on the graph without any aside
+    candidate (``None`` for a candidate connected to the rest of its updates)."""
+    suppressed: bool
+    reason: str
+
+    @property
+    def restated_share(self) -> float:
+        return 1 - self.fact_count / self.episodes
+
+    @property
+    def aside_ratio(self) -> float | None:
+        if not self.multi_fact_episodes:
+            return None
+        return self.aside_episodes / self.multi_fact_episodes
+
+    def as_dict(self) -> dict[str, Any]:
+        ratio = self.aside_ratio
+        return {
+            "signature": self.signature.as_dict(),
+            "episodes": self.episodes,
+            "share": round(self.share, 4),
+            "facts": self.fact_count,
+            "restated_share": round(self.restated_share, 4),
+            "multi_fact_episodes": self.multi_fact_episodes,
+            "aside_episodes": self.aside_episodes,
+            "aside_ratio": None if ratio is None else round(ratio, 4),
+            "bridged_groups": self.bridged_groups,
+            "suppressed": self.suppressed,
+            "reason": self.reason,
+        }
+
+
+def cluster_episodes(
+    rows: Sequence[Row],
+    linking: Mapping[str, str],
+    episode_authors: Mapping[int, int | None],
+    settings: ClusteringSettings | None = None,
+) -> ClusteringResult:
+    settings = settings or ClusteringSettings()
+    if not isinstance(rows, list | tuple):
+        rows = list(rows)
+    with paused_gc():
+        return _cluster(rows, linking, episode_authors, settings)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector for one clustering. It allocates hundreds of
+    thousands of small containers and no reference cycles, so the collector's repeated scans of
+    the growing heap are pure cost (a fifth of the run at 400,000 rows); reference counting
+    still frees everything."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _cluster(
+    rows: Sequence[Row],
+    linking: Mapping[str, str],
+    episode_authors: Mapping[int, int | None],
+    settings: ClusteringSettings,
+) -> ClusteringResult:
+    index = SignatureIndex.build(rows, linking)
+    episodes = sorted({row[0] for row in rows})
+    vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
+    links = index.shared_links()
+    shared_count = len(links)
+
+    threshold = settings.hub_threshold(len(episodes))
+    candidates = {k: link for k, link in links.items() if len(link.episode_ids) >= threshold}
+    graph = igraph.Graph(n=len(episodes), edges=star_edges(links, vertex_of, skip=candidates))
+
+    verdicts: list[HubVerdict] = []
+    if candidates:
+        verdicts = judge_hub_candidates(
+            candidates, rows, linking, episode_authors, graph, vertex_of, settings
+        )
+    suppressed_facts: set[int] = set()
+    for verdict in verdicts:
+        if verdict.suppressed:
+            suppressed_facts.update(links.pop(verdict.signature.key).fact_ids)
+
+    membership = component_membership(graph)
+    groups = collect_components(membership, episodes, settings)
+    parts, splits = split_oversized(groups, links, membership, vertex_of, len(episodes), settings)
+    clusters = assemble_clusters(parts, rows, links, index, suppressed_facts)
+
+    audit = {
+        "episodes": len(episodes),
+        "rows": len(rows),
+        "signatures": len(index.first),
+        "shared_signatures": shared_count,
+        "hub_threshold": threshold,
+        "hub_candidates": [verdict.as_dict() for verdict in verdicts],
+        "suppressed_signatures": sum(1 for verdict in verdicts if verdict.suppressed),
+        "suppressed_facts": len(suppressed_facts),
+        "components": len(groups),
+        "clusters": len(clusters),
+        "clustered_episodes": sum(len(cluster.episode_ids) for cluster in clusters),
+        "splits": splits,
+        "settings": settings.as_dict(),
+    }
+    return ClusteringResult(clusters=clusters, audit=audit)
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureIndex:
+    """The rows carrying each signature: the first one in ``first``, any others in ``more``.
+
+    Building it is the one loop over every row that cannot be avoided, so it allocates no more
+    than the floor does: most signatures occur once, and only repeated ones get a list."""
+
+    first: dict[SignatureKey, Row]
+    more: dict[SignatureKey, list[Row]]
+
+    @classmethod
+    def build(cls, rows: Sequence[Row], linking: Mapping[str, str]) -> SignatureIndex:
+        pair = {rel for rel, mode in linking.items() if mode == PAIR}
+        target = {rel for rel, mode in linking.items() if mode == TARGET}
+        first: dict[SignatureKey, Row] = {}
+        claim = first.setdefault
+        repeated_keys: list[SignatureKey] = []
+        repeated_rows: list[Row] = []
+        for row in rows:
+            relation = row[3]
+            if relation in pair:
+                key: SignatureKey = (row[2], relation, row[4])
+            elif relation in target:
+                key = (ANY_SOURCE, relation, row[4])
+            else:
+                continue  # ``none`` relations link nothing
+            if claim(key, row) is not row:
+                repeated_keys.append(key)
+                repeated_rows.append(row)
+        more: dict[SignatureKey, list[Row]] = defaultdict(list)
+        for key, row in zip(repeated_keys, repeated_rows, strict=True):
+            more[key].append(row)
+        return cls(first=first, more=dict(more))
+
+    def rows(self, key: SignatureKey) -> list[Row]:
+        return [self.first[key], *self.more.get(key, ())]
+
+    def shared_links(self) -> dict[SignatureKey, Link]:
+        """signature → its link over all its episodes, for signatures on two episodes or more."""
+        links: dict[SignatureKey, Link] = {}
+        first = self.first
+        for key, later in self.more.items():
+            head = first[key]
+            if len(later) == 1:  # the common case, without building sets
+                other = later[0]
+                a, b = head[0], other[0]
+                if a == b:
+                    continue
+                fa, fb = head[1], other[1]
+                episodes = (a, b) if a < b else (b, a)
+                facts = (fa,) if fa == fb else ((fa, fb) if fa < fb else (fb, fa))
+            else:
+                episode_set = {row[0] for row in later}
+                episode_set.add(head[0])
+                if len(episode_set) < 2:
+                    continue
+                fact_set = {row[1] for row in later}
+                fact_set.add(head[1])
+                episodes, facts = tuple(sorted(episode_set)), tuple(sorted(fact_set))
+            links[key] = Link(source_of(key), key[1], key[2], episodes, facts)
+        return links
+
+
+def signature_of(row: Row, linking: Mapping[str, str]) -> SignatureKey | None:
+    mode = linking.get(row[3])
+    if mode == PAIR:
+        return (row[2], row[3], row[4])
+    if mode == TARGET:
+        return (ANY_SOURCE, row[3], row[4])
+    return None
+
+
+def source_of(key: SignatureKey) -> int | None:
+    return None if key[0] == ANY_SOURCE else key[0]
+
+
+def star_edges(
+    links: Mapping[SignatureKey, Link],
+    vertex_of: Mapping[int, int],
+    skip: Mapping[SignatureKey, Any] | None = None,
+) -> list[tuple[int, int]]:
+    """One star per signature (its first episode to each other): the connectivity of a clique
+    at the cost of a path."""
+    edges: list[tuple[int, int]] = []
+    for key, link in links.items():
+        if skip and key in skip:
+            continue
+        episodes = link.episode_ids
+        hub = vertex_of[episodes[0]]
+        if len(episodes) == 2:
+            edges.append((hub, vertex_of[episodes[1]]))
+        else:
+            edges.extend((hub, vertex_of[episode]) for episode in episodes[1:])
+    return edges
+
+
+def judge_hub_candidates(
+    candidates: Mapping[SignatureKey, Link],
+    rows: Sequence[Row],
+    linking: Mapping[str, str],
+    episode_authors: Mapping[int, int | None],
+    graph: igraph.Graph,
+    vertex_of: Mapping[int, int],
+    settings: ClusteringSettings,
+) -> list[HubVerdict]:
+    """Decide every hub candidate, adding the edges of those kept to ``graph`` (which holds the
+    non-candidate edges). Verdicts are sorted by episode count (desc), then signature.
+
+    Asides and restatement are measured first; only the candidates that are both (the suspects)
+    get the bridging test, on the graph holding every other candidate: a backbone connects
+    legitimately, but two boilerplate sentences restated together must not make each other look
+    harmless."""
+    rows_of = rows_of_episodes(rows, {e for link in candidates.values() for e in link.episode_ids})
+    asides = {
+        key: count_asides(key, link.episode_ids, rows_of, linking, episode_authors)
+        for key, link in candidates.items()
+    }
+    suspects = {
+        key for key, (multi, aside) in asides.items()
+        if is_aside(multi, aside, settings)
+        and restated_share(candidates[key]) >= settings.hub_min_restated_share
+    }
+    graph.add_edges(star_edges(candidates, vertex_of, skip=suspects))
+    membership = component_membership(graph) if suspects else []
+
+    verdicts = []
+    for key in sorted(candidates, key=lambda k: (-len(candidates[k].episode_ids), k)):
+        link = candidates[key]
+        multi, aside = asides[key]
+        groups = None
+        if key in suspects:
+            groups = len({membership[vertex_of[episode]] for episode in link.episode_ids})
+        verdict = HubVerdict(
+            signature=Signature.from_key(key),
+            episodes=len(link.episode_ids),
+            share=len(link.episode_ids) / len(vertex_of),
+            fact_count=len(link.fact_ids),
+            multi_fact_episodes=multi,
+            aside_episodes=aside,
+            bridged_groups=groups,
+            suppressed=False,
+            reason="",
+        )
+        suppressed, reason = decide_hub(verdict, settings)
+        verdicts.append(replace(verdict, suppressed=suppressed, reason=reason))
+    kept_suspects = {
+        v.signature.key for v in verdicts if v.signature.key in suspects and not v.suppressed
+    }
+    graph.add_edges(star_edges({key: candidates[key] for key in kept_suspects}, vertex_of))
+    return verdicts
+
+
+def restated_share(link: Link) -> float:
+    """The share of a signature's episodes that restate a fact another of them already stated:
+    near 1 for boilerplate (one fact, many updates), 0 when every update brings its own fact
+    (ten different workstreams each ``DEPENDS_ON`` the same refactor)."""
+    return 1 - len(link.fact_ids) / len(link.episode_ids)
+
+
+def rows_of_episodes(rows: Sequence[Row], wanted: set[int]) -> dict[int, list[Row]]:
+    rows_of: dict[int, list[Row]] = defaultdict(list)
+    # Filter in a comprehension first: candidates' episodes are usually a small share of rows.
+    for row in [row for row in rows if row[0] in wanted]:
+        rows_of[row[0]].append(row)
+    return rows_of
+
+
+def count_asides(
+    key: SignatureKey,
+    episodes: Sequence[int],
+    rows_of: Mapping[int, list[Row]],
+    linking: Mapping[str, str],
+    episode_authors: Mapping[int, int | None],
+) -> tuple[int, int]:
+    """(multi-fact episodes, episodes in which the signature is an aside)."""
+    multi = aside = 0
+    for episode in episodes:
+        own: set[int | None] = set()
+        others: set[int | None] = set()
+        for row in rows_of[episode]:
+            into = own if signature_of(row, linking) == key else others
+            into.add(row[2])
+            into.add(row[4])
+        if not others:
+            continue  # only this signature's facts: says nothing either way
+        multi += 1
+        # Every first-person fact touches the author: that is no connection.
+        author = episode_authors.get(episode)
+        own.discard(author)
+        others.discard(author)
+        if own.isdisjoint(others):
+            aside += 1
+    return multi, aside
+
+
+def is_aside(multi: int, aside: int, settings: ClusteringSettings) -> bool:
+    return multi > 0 and aside / multi >= settings.hub_aside_ratio
+
+
+def decide_hub(verdict: HubVerdict, settings: ClusteringSettings) -> tuple[bool, str]:
+    """(suppressed?, the reason in words) from a candidate's figures."""
+    multi, aside = verdict.multi_fact_episodes, verdict.aside_episodes
+    if not multi:
+        return False, "kept: no multi-fact episode to judge it an aside"
+    if aside / multi < settings.hub_aside_ratio:
+        return False, (
+            f"kept: connected to the rest of its update in {multi - aside} of {multi} "
+            "multi-fact episodes"
+        )
+    if verdict.restated_share < settings.hub_min_restated_share:
+        return False, (
+            f"kept: an aside, but {verdict.fact_count} different facts over {verdict.episodes} "
+            "episodes: many things pointing at one target, not one statement restated"
+        )
+    groups = verdict.bridged_groups
+    if groups is None or groups < settings.hub_min_bridged_groups:
+        return False, (
+            f"kept: a restated aside in {aside} of {multi} multi-fact episodes, but its "
+            "episodes are connected without it"
+        )
+    return True, (
+        f"suppressed: a restated aside ({verdict.fact_count} facts over {verdict.episodes} "
+        f"episodes, an aside in {aside} of {multi} multi-fact episodes), bridging {groups} "
+        "otherwise separate groups"
+    )
+
+
+def component_membership(graph: igraph.Graph) -> list[int]:
+    """vertex → its connected component. igraph's C call directly: ``connected_components()``
+    wraps it in a ``VertexClustering`` whose bookkeeping is Python loops over every vertex."""
+    return igraph.GraphBase.connected_components(graph, "weak")
+
+
+def collect_components(
+    membership: Sequence[int], episodes: Sequence[int], settings: ClusteringSettings
+) -> dict[int, list[int]]:
+    """component id → its episode ids (ascending), for components big enough to be clusters."""
+    sizes = Counter(membership)
+    minimum = settings.min_cluster_episodes
+    groups: dict[int, list[int]] = {}
+    for vertex, component in enumerate(membership):
+        if sizes[component] >= minimum:
+            groups.setdefault(component, []).append(episodes[vertex])
+    return groups
+
+
+class Part(NamedTuple):
+    """A future cluster: its episodes and, when it came out of a split, the component's key."""
+
+    episodes: tuple[int, ...]
+    split_from: int | None
+
+
+def split_oversized(
+    groups: Mapping[int, list[int]],
+    links: Mapping[SignatureKey, Link],
+    membership: Sequence[int],
+    vertex_of: Mapping[int, int],
+    episode_count: int,
+    settings: ClusteringSettings,
+) -> tuple[list[Part], list[dict[str, Any]]]:
+    """The parts that become clusters (ordered by smallest episode) and the audit of splits."""
+    cap = settings.max_cluster_episodes
+    oversized = {c for c, episodes in groups.items() if len(episodes) > cap}
+    parts = [Part(tuple(eps), None) for c, eps in groups.items() if c not in oversized]
+    splits: list[dict[str, Any]] = []
+    if oversized:
+        links_of: dict[int, list[Link]] = defaultdict(list)
+        for link in links.values():
+            component = membership[vertex_of[link.episode_ids[0]]]
+            if component in oversized:
+                links_of[component].append(link)
+        for component in sorted(oversized, key=lambda c: groups[c][0]):
+            pieces, audit = split_component(
+                groups[component], links_of[component], episode_count, settings
+            )
+            parts.extend(pieces)
+            splits.append(audit)
+    parts.sort(key=lambda part: part.episodes[0])
+    return parts, splits
+
+
+def split_component(
+    episodes: list[int], links: list[Link], episode_count: int, settings: ClusteringSettings
+) -> tuple[list[Part], dict[str, Any]]:
+    graph = weighted_episode_graph(episodes, links, episode_count, settings.leiden_clique_limit)
+    pieces, depth = leiden_parts(graph, settings, depth=0)
+    minimum = settings.min_cluster_episodes
+    kept = [piece for piece in pieces if len(piece) >= minimum]
+    dropped = [piece for piece in pieces if len(piece) < minimum]
+    piece_of = {episode: i for i, piece in enumerate(pieces) for episode in piece}
+    cut = sum(1 for link in links if len({piece_of[e] for e in link.episode_ids}) > 1)
+    audit = {
+        "component": episodes[0],
+        "episodes": len(episodes),
+        "parts": [len(piece) for piece in kept],
+        "dropped_parts": [len(piece) for piece in dropped],
+        "dropped_episodes": sum(len(piece) for piece in dropped),
+        "still_oversized": [len(p) for p in kept if len(p) > settings.max_cluster_episodes],
+        "cut_signatures": cut,
+        "depth": depth,
+    }
+    return [Part(tuple(piece), episodes[0]) for piece in kept], audit
+
+
+def weighted_episode_graph(
+    episodes: list[int], links: list[Link], episode_count: int, clique_limit: int
+) -> igraph.Graph:
+    """The component's episodes (in id order, vertex attribute ``episode``) joined by the summed
+    ``log(1 + N / n)`` of the signatures they share (edge attribute ``weight``). Signatures are
+    added in canonical order and igraph merges the parallel edges, so the graph (and Leiden's
+    answer) does not depend on the order rows arrived in."""
+    vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
+    edges: list[tuple[int, int]] = []
+    weights: list[float] = []
+    for link in sorted(links, key=link_sort_key):
+        vertices = [vertex_of[episode] for episode in link.episode_ids]
+        if len(vertices) <= clique_limit:
+            pairs = list(itertools.combinations(vertices, 2))
+        else:  # a path in id order keeps a huge signature linear in size
+            pairs = list(itertools.pairwise(vertices))
+        edges.extend(pairs)
+        weights.extend(itertools.repeat(math.log(1 + episode_count / len(vertices)), len(pairs)))
+    graph = igraph.Graph(
+        n=len(episodes),
+        edges=edges,
+        vertex_attrs={"episode": episodes},
+        edge_attrs={"weight": weights},
+    )
+    graph.simplify(combine_edges={"weight": "sum"})
+    return graph
+
+
+def link_sort_key(link: Link) -> SignatureKey:
+    source = ANY_SOURCE if link.source_id is None else link.source_id
+    return (source, link.relation, link.target_id)
+
+
+def leiden_parts(
+    graph: igraph.Graph, settings: ClusteringSettings, depth: int
+) -> tuple[list[list[int]], int]:
+    """Split the weighted graph until every part fits the cap, Leiden finds nothing to split or
+    the depth bound is reached. Returns the parts' episodes (each ascending, parts ordered by
+    their first episode) and the depth reached."""
+    episodes: list[int] = graph.vs["episode"]
+    if graph.vcount() <= settings.max_cluster_episodes or depth >= settings.leiden_max_depth:
+        return [episodes], depth
+    with seeded_igraph_rng(settings.leiden_seed):
+        membership = graph.community_leiden(
+            objective_function="modularity",
+            weights="weight",
+            resolution=settings.leiden_resolution,
+            n_iterations=LEIDEN_ITERATIONS,
+        ).membership
+    members: dict[int, list[int]] = defaultdict(list)
+    for vertex, community in enumerate(membership):
+        members[community].append(vertex)
+    if len(members) < 2:
+        return [episodes], depth
+    parts: list[list[int]] = []
+    reached = depth + 1
+    for vertices in sorted(members.values(), key=lambda vs: vs[0]):
+        if len(vertices) <= settings.max_cluster_episodes:
+            parts.append([episodes[v] for v in vertices])
+            continue
+        sub_parts, sub_depth = leiden_parts(graph.induced_subgraph(vertices), settings, depth + 1)
+        parts.extend(sub_parts)
+        reached = max(reached, sub_depth)
+    return parts, reached
+
+
+_RNG_LOCK = threading.Lock()
+
+
+@contextmanager
+def seeded_igraph_rng(seed: int) -> Iterator[None]:
+    """igraph's random number generator is process-wide: seed it for one call, then give back
+    igraph's default (the ``random`` module), holding a lock so threads do not interleave."""
+    with _RNG_LOCK:
+        igraph.set_random_number_generator(random.Random(seed))
+        try:
+            yield
+        finally:
+            igraph.set_random_number_generator(random)
+
+
+def assemble_clusters(
+    parts: Sequence[Part],
+    rows: Sequence[Row],
+    links: Mapping[SignatureKey, Link],
+    index: SignatureIndex,
+    suppressed_facts: set[int],
+) -> tuple[Cluster, ...]:
+    part_of = {episode: i for i, part in enumerate(parts) for episode in part.episodes}
+    facts: list[set[int]] = [set() for _ in parts]
+    add_to = [fact_set.add for fact_set in facts]
+    get_part = part_of.get
+    for row in rows:
+        part = get_part(row[0])
+        if part is not None:
+            add_to[part](row[1])
+    links_of = links_by_part(parts, part_of, links, index)
+    return tuple(
+        Cluster(
+            episode_ids=part.episodes,
+            fact_ids=tuple(sorted(facts[i] - suppressed_facts if suppressed_facts else facts[i])),
+            links=tuple(links_of[i]),
+            split_from=part.split_from,
+        )
+        for i, part in enumerate(parts)
+    )
+
+
+def links_by_part(
+    parts: Sequence[Part],
+    part_of: Mapping[int, int],
+    links: Mapping[SignatureKey, Link],
+    index: SignatureIndex,
+) -> list[list[Link]]:
+    """For each part, the signatures joining two or more of its episodes, in canonical order."""
+    found: list[list[Link]] = [[] for _ in parts]
+    get_part = part_of.get
+    for key, link in sorted(links.items()):  # keys are unique: links are never compared
+        first = get_part(link.episode_ids[0])
+        if first is not None and parts[first].split_from is None:
+            # An unsplit component is one part: the whole signature lies inside it.
+            found[first].append(link)
+            continue
+        # Inside a split component (or a dropped piece of one) a signature may be cut.
+        spread: dict[int, list[int]] = defaultdict(list)
+        for episode in link.episode_ids:
+            part = part_of.get(episode)
+            if part is not None:
+                spread[part].append(episode)
+        for part, inside in spread.items():
+            if len(inside) == len(link.episode_ids):
+                found[part].append(link)
+            elif len(inside) > 1:
+                found[part].append(restrict_link(key, inside, index))
+    return found
+
+
+def restrict_link(key: SignatureKey, episodes: list[int], index: SignatureIndex) -> Link:
+    inside = set(episodes)
+    facts = sorted({row[1] for row in index.rows(key) if row[0] in inside})
+    return Link(source_of(key), key[1], key[2], tuple(episodes), tuple(facts))

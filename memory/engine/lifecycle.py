@@ -1,0 +1,322 @@
+"""Reconciliation: this run's clusters against the graph's active observations (DESIGN §4 step 6).
+
+Pure decisions, no writes: the ORM side applies them (creates versions, retires rows, links
+predecessors) in the run's publishing transaction.
+
+Contract
+--------
+``reconcile(clusters, active, current_fact_ids, window_episode_ids) -> Reconciliation``
+
+``clusters``
+    This run's clusters: anything with ``key``, ``episode_ids``, ``fact_ids`` and ``fingerprint``
+    (a ``Cluster`` or a ``NewCluster``). Clusters never share episodes.
+``active``
+    The graph's active observations as ``ActiveObservation`` (id, lineage, version, evidence).
+``current_fact_ids``
+    Ids of the facts current now; an observation's facts missing from it were closed.
+``window_episode_ids``
+    Ids of the episodes inside the clustering window; the others fell out of it.
+
+Matching is by evidence overlap: an old observation and a new cluster overlap when they share
+episodes. The decisions:
+
+* same fingerprint → ``untouched`` (no new version, no summary), whatever else overlaps;
+* the rest is grouped into connected groups of the overlap graph, and within each group the
+  lineages are handed out greedily by overlap: the pair sharing the most episodes first (ties:
+  lowest observation id, then lowest cluster key), each old and each new used at most once. A
+  new that gets an old's lineage is version ``old.version + 1``; any other new starts a lineage
+  (``lineage=None``, version 1). Every new lists all the olds it overlaps as predecessors;
+* each old of a group is retired: ``split`` when it overlaps several new clusters, ``merged``
+  when its one successor also descends from other olds, else ``superseded`` (one-to-one). This
+  covers one-to-one, one-to-many and many-to-one exactly as DESIGN says, and decomposes
+  many-to-many groups old by old with the same rules;
+* an old overlapping no new cluster → ``evidence_ended``; a new overlapping no old → created
+  with a new lineage.
+
+Every retirement names its cause: the old's facts no longer current (closed), its episodes no
+longer in any cluster, those of them outside the window, and its successors' cluster keys.
+``Retired.as_dict()`` is the ``Observation.retirement`` JSON.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence, Set
+from dataclasses import dataclass
+from typing import Any, Protocol
+from uuid import UUID
+
+from memory.engine.types import evidence_fingerprint
+
+SUPERSEDED = "superseded"
+SPLIT = "split"
+MERGED = "merged"
+EVIDENCE_ENDED = "evidence_ended"
+
+
+class ClusterEvidence(Protocol):
+    @property
+    def key(self) -> int: ...
+
+    @property
+    def episode_ids(self) -> tuple[int, ...]: ...
+
+    @property
+    def fact_ids(self) -> tuple[int, ...]: ...
+
+    @property
+    def fingerprint(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class NewCluster:
+    """The evidence of a cluster, when the caller does not hold a ``Cluster``."""
+
+    key: int
+    episode_ids: tuple[int, ...]
+    fact_ids: tuple[int, ...]
+
+    @property
+    def fingerprint(self) -> str:
+        return evidence_fingerprint(self.episode_ids, self.fact_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveObservation:
+    id: int
+    lineage: UUID
+    version: int
+    episode_ids: tuple[int, ...]
+    fact_ids: tuple[int, ...]
+    fingerprint: str
+
+
+@dataclass(frozen=True, slots=True)
+class Untouched:
+    observation_id: int
+    cluster_key: int
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    cluster_key: int
+    lineage: UUID | None
+    """The lineage it continues; ``None`` for a new lineage."""
+    version: int
+    predecessor_ids: tuple[int, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "cluster": self.cluster_key,
+            "lineage": str(self.lineage) if self.lineage else None,
+            "version": self.version,
+            "predecessors": list(self.predecessor_ids),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    observation_id: int
+    reason: str
+    successor_keys: tuple[int, ...]
+    closed_fact_ids: tuple[int, ...]
+    dropped_episode_ids: tuple[int, ...]
+    """Its episodes that are in no cluster of this run."""
+    out_of_window_episode_ids: tuple[int, ...]
+    """Those of its episodes that fell out of the window (a subset of the dropped ones)."""
+
+    @property
+    def note(self) -> str:
+        parts = []
+        if self.closed_fact_ids:
+            parts.append(_count(len(self.closed_fact_ids), "fact") + " closed")
+        if self.dropped_episode_ids:
+            outside = len(self.out_of_window_episode_ids)
+            dropped = _count(len(self.dropped_episode_ids), "episode") + " no longer clustered"
+            parts.append(dropped + (f" ({outside} outside the window)" if outside else ""))
+        if self.successor_keys:
+            parts.append(_count(len(self.successor_keys), "successor"))
+        return f"{self.reason}: " + ("; ".join(parts) if parts else "evidence regrouped")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "successors": list(self.successor_keys),
+            "closed_facts": list(self.closed_fact_ids),
+            "dropped_episodes": list(self.dropped_episode_ids),
+            "out_of_window_episodes": list(self.out_of_window_episode_ids),
+            "note": self.note,
+        }
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    untouched: tuple[Untouched, ...]
+    """By observation id."""
+    created: tuple[Created, ...]
+    """By cluster key."""
+    retired: tuple[Retired, ...]
+    """By observation id."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "untouched": [
+                {"observation": u.observation_id, "cluster": u.cluster_key} for u in self.untouched
+            ],
+            "created": [c.as_dict() for c in self.created],
+            "retired": [{"observation": r.observation_id, **r.as_dict()} for r in self.retired],
+        }
+
+
+Ending = tuple[int, str, list[int]]
+"""(observation id, retirement reason, successor cluster keys), before its causes are named."""
+
+
+def reconcile(
+    clusters: Sequence[ClusterEvidence],
+    active: Sequence[ActiveObservation],
+    current_fact_ids: Set[int],
+    window_episode_ids: Set[int],
+) -> Reconciliation:
+    news = {cluster.key: cluster for cluster in clusters}
+    olds = {old.id: old for old in active}
+    untouched = match_unchanged(news, olds)
+    open_news = {k: c for k, c in news.items() if k not in {u.cluster_key for u in untouched}}
+    open_olds = {i: o for i, o in olds.items() if i not in {u.observation_id for u in untouched}}
+    overlap = overlaps(open_news, open_olds)
+
+    clustered = {episode for cluster in clusters for episode in cluster.episode_ids}
+    created: list[Created] = []
+    endings: list[Ending] = []
+    for group_olds, group_news in overlap_groups(overlap, open_olds, open_news):
+        group_created, group_endings = decide_group(group_olds, group_news, overlap, open_olds)
+        created.extend(group_created)
+        endings.extend(group_endings)
+
+    def retire(old: ActiveObservation, reason: str, successors: Iterable[int]) -> Retired:
+        return Retired(
+            observation_id=old.id,
+            reason=reason,
+            successor_keys=tuple(sorted(successors)),
+            closed_fact_ids=tuple(sorted(f for f in old.fact_ids if f not in current_fact_ids)),
+            dropped_episode_ids=tuple(sorted(e for e in old.episode_ids if e not in clustered)),
+            out_of_window_episode_ids=tuple(
+                sorted(e for e in old.episode_ids if e not in window_episode_ids)
+            ),
+        )
+
+    retired = [retire(olds[old_id], reason, after) for old_id, reason, after in endings]
+    return Reconciliation(
+        untouched=tuple(sorted(untouched, key=lambda u: u.observation_id)),
+        created=tuple(sorted(created, key=lambda c: c.cluster_key)),
+        retired=tuple(sorted(retired, key=lambda r: r.observation_id)),
+    )
+
+
+def match_unchanged(
+    news: dict[int, ClusterEvidence], olds: dict[int, ActiveObservation]
+) -> list[Untouched]:
+    """Identical evidence, one to one: the lowest observation id wins a duplicated fingerprint."""
+    by_fingerprint = {cluster.fingerprint: key for key, cluster in sorted(news.items())}
+    untouched = []
+    for old_id in sorted(olds):
+        key = by_fingerprint.pop(olds[old_id].fingerprint, None)
+        if key is not None:
+            untouched.append(Untouched(observation_id=old_id, cluster_key=key))
+    return untouched
+
+
+def overlaps(
+    news: dict[int, ClusterEvidence], olds: dict[int, ActiveObservation]
+) -> dict[tuple[int, int], int]:
+    """(observation id, cluster key) → episodes they share, for every pair sharing any."""
+    cluster_of = {episode: key for key, cluster in news.items() for episode in cluster.episode_ids}
+    shared: dict[tuple[int, int], int] = {}
+    for old_id, old in olds.items():
+        counts = Counter(cluster_of[e] for e in old.episode_ids if e in cluster_of)
+        for key, count in counts.items():
+            shared[(old_id, key)] = count
+    return shared
+
+
+def overlap_groups(
+    overlap: dict[tuple[int, int], int],
+    olds: dict[int, ActiveObservation],
+    news: dict[int, ClusterEvidence],
+) -> list[tuple[list[int], list[int]]]:
+    """The connected groups of the old/new overlap graph (singletons included), as sorted
+    (observation ids, cluster keys), in a deterministic order."""
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(node: tuple[str, int]) -> tuple[str, int]:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    for old_id in olds:
+        find(("old", old_id))
+    for key in news:
+        find(("new", key))
+    for old_id, key in overlap:
+        a, b = find(("old", old_id)), find(("new", key))
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+    groups: dict[tuple[str, int], tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for node in sorted(parent):
+        side, ident = node
+        group = groups[find(node)]
+        (group[0] if side == "old" else group[1]).append(ident)
+    return sorted(groups.values(), key=lambda g: (g[0][:1], g[1][:1]))
+
+
+def decide_group(
+    group_olds: list[int],
+    group_news: list[int],
+    overlap: dict[tuple[int, int], int],
+    olds: dict[int, ActiveObservation],
+) -> tuple[list[Created], list[Ending]]:
+    successors = {o: [k for k in group_news if (o, k) in overlap] for o in group_olds}
+    predecessors = {k: [o for o in group_olds if (o, k) in overlap] for k in group_news}
+
+    # Lineages go to the strongest overlaps first; each old and each new is used once.
+    continues: dict[int, int] = {}
+    taken: set[int] = set()
+    pairs = sorted(
+        ((o, k) for o in group_olds for k in group_news if (o, k) in overlap),
+        key=lambda pair: (-overlap[pair], pair[0], pair[1]),
+    )
+    for old_id, key in pairs:
+        if key not in continues and old_id not in taken:
+            continues[key] = old_id
+            taken.add(old_id)
+
+    created = []
+    for key in group_news:
+        old_id = continues.get(key)
+        created.append(
+            Created(
+                cluster_key=key,
+                lineage=olds[old_id].lineage if old_id is not None else None,
+                version=olds[old_id].version + 1 if old_id is not None else 1,
+                predecessor_ids=tuple(predecessors[key]),
+            )
+        )
+    endings = []
+    for old_id in group_olds:
+        after = successors[old_id]
+        if not after:
+            reason = EVIDENCE_ENDED
+        elif len(after) > 1:
+            reason = SPLIT
+        elif len(predecessors[after[0]]) > 1:
+            reason = MERGED
+        else:
+            reason = SUPERSEDED
+        endings.append((old_id, reason, after))
+    return created, endings

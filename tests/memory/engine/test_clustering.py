@@ -1,0 +1,382 @@
+"""Clustering: signatures → episode graph → components, hub suppression, Leiden splits."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from memory.engine.clustering import ClusteringSettings, cluster_episodes
+from memory.engine.types import Cluster, Signature
+from tests.memory.engine.stories import LINKING, Story, seed_story
+from tests.memory.engine.synthetic import synthetic_graph
+
+
+def cluster(story: Story, **settings: float) -> tuple[tuple[Cluster, ...], dict]:
+    result = cluster_episodes(
+        story.rows, LINKING, story.authors, ClusteringSettings(**settings)  # type: ignore[arg-type]
+    )
+    return result.clusters, result.audit
+
+
+def candidate(audit: dict, signature: Signature) -> dict:
+    found = [c for c in audit["hub_candidates"] if c["signature"] == signature.as_dict()]
+    assert found, f"{signature} was not a hub candidate"
+    return found[0]
+
+
+# -- the seed ---------------------------------------------------------------------------------
+
+
+def test_the_seed_updates_form_one_cluster_of_three_episodes_with_all_their_facts() -> None:
+    story = seed_story()
+    clusters, _ = cluster(story)
+    assert len(clusters) == 1
+    assert clusters[0].episode_ids == (1, 2, 3)
+    assert clusters[0].fact_ids == tuple(sorted(story.fact_ids.values()))
+    assert clusters[0].split_from is None
+
+
+def test_the_seed_cluster_says_which_shared_signatures_link_its_episodes() -> None:
+    story = seed_story()
+    (seed,), _ = cluster(story)
+    links = {(link.signature, link.episode_ids) for link in seed.links}
+    assert links == {
+        (Signature("RESPONSIBLE_FOR", story.id("Auth Service Refactor"), story.id("Backend Team")),
+         (1, 2)),
+        (Signature("DEPENDS_ON", story.id("Auth Service Refactor")), (1, 2)),
+        (Signature("RESPONSIBLE_FOR", story.id("Payments Integration"), story.id("Bob")), (2, 3)),
+    }
+    waits = next(link for link in seed.links if link.relation == "DEPENDS_ON")
+    assert waits.fact_ids == tuple(sorted([
+        story.fact("API Migration", "DEPENDS_ON", "Auth Service Refactor"),
+        story.fact("Payments Integration", "DEPENDS_ON", "Auth Service Refactor"),
+    ]))
+
+
+def test_a_shared_status_links_nothing_but_is_kept_as_evidence() -> None:
+    story = Story().declare("Status", "Blocked")
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"),
+                  ("Search", "HAS_STATUS", "Blocked"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Billing"),
+                  ("Billing", "HAS_STATUS", "Blocked"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Billing"))
+    clusters, _ = cluster(story)
+    assert [c.episode_ids for c in clusters] == [(2, 3)]
+    assert story.fact("Billing", "HAS_STATUS", "Blocked") in clusters[0].fact_ids
+
+
+def test_target_mode_links_different_sources_pointing_at_the_same_target() -> None:
+    story = Story().declare("Customer", "Acme", "Globex").declare("Issue", "Login Timeout")
+    story.episode("", ("Acme", "REPORTED", "Login Timeout"))
+    story.episode("", ("Globex", "REPORTED", "Login Timeout"))
+    clusters, _ = cluster(story)
+    assert [c.episode_ids for c in clusters] == [(1, 2)]
+
+
+def test_pair_mode_needs_the_exact_triple() -> None:
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Search"))
+    clusters, _ = cluster(story)
+    assert clusters == ()
+
+
+def test_components_smaller_than_the_minimum_are_not_clusters() -> None:
+    story = seed_story()
+    story.episode("Dana", ("Dana", "RESPONSIBLE_FOR", "Docs"))
+    story.episode("Dana", ("Dana", "RESPONSIBLE_FOR", "Docs"))
+    assert len(cluster(story)[0]) == 2
+    assert [c.episode_ids for c in cluster(story, min_cluster_episodes=3)[0]] == [(1, 2, 3)]
+
+
+def test_an_empty_input_gives_no_clusters() -> None:
+    result = cluster_episodes([], LINKING, {})
+    assert result.clusters == ()
+    assert result.audit["episodes"] == 0
+
+
+def test_rows_may_come_from_an_iterator() -> None:
+    story = seed_story()
+    result = cluster_episodes(iter(story.rows), LINKING, story.authors)
+    assert [c.episode_ids for c in result.clusters] == [(1, 2, 3)]
+
+
+# -- hub suppression --------------------------------------------------------------------------
+
+BOILERPLATE = ("Platform Org", "RESPONSIBLE_FOR", "Infrastructure Budget")
+
+
+def forty_updates_with_boilerplate_and_a_shared_blocker() -> tuple[Story, dict[str, list[int]]]:
+    """10 workstreams blocked on the auth refactor, 10 pairs of weekly updates about a feature,
+    10 unrelated one-off updates; the budget boilerplate is restated in half of all 40."""
+    story = Story().declare("Team", "Platform Org").declare("Status", "Blocked", "On Track")
+    groups: dict[str, list[int]] = {"workstreams": [], "pairs": [], "singles": []}
+    for i in range(10):
+        facts = [
+            (f"Person {i}", "RESPONSIBLE_FOR", f"Workstream {i}"),
+            (f"Workstream {i}", "DEPENDS_ON", "Auth Refactor"),
+            (f"Workstream {i}", "HAS_STATUS", "Blocked"),
+        ]
+        groups["workstreams"].append(story.episode(f"Person {i}", *facts, *(
+            [BOILERPLATE] if i < 5 else [])))
+    for j in range(10):
+        for week in range(2):
+            facts = [
+                (f"Dev {j}", "RESPONSIBLE_FOR", f"Feature {j}"),
+                (f"Feature {j}", "HAS_STATUS", "On Track"),
+            ]
+            boilerplate = [BOILERPLATE] if week == 0 else []
+            groups["pairs"].append(story.episode(f"Dev {j}", *facts, *boilerplate, day=7 * week))
+    for k in range(10):
+        facts = [(f"Helper {k}", "RESPONSIBLE_FOR", f"Chore {k}")]
+        groups["singles"].append(story.episode(f"Helper {k}", *facts, *(
+            [BOILERPLATE] if k < 5 else [])))
+    return story, groups
+
+
+def test_boilerplate_is_suppressed_while_the_blocker_keeps_its_ten_workstreams() -> None:
+    story, groups = forty_updates_with_boilerplate_and_a_shared_blocker()
+    clusters, audit = cluster(story)
+
+    boilerplate = candidate(audit, Signature(
+        "RESPONSIBLE_FOR", story.id("Infrastructure Budget"), story.id("Platform Org")))
+    assert boilerplate["suppressed"] is True
+    assert boilerplate["episodes"] == 20
+    assert boilerplate["share"] == 0.5
+    assert boilerplate["multi_fact_episodes"] == 20
+    assert boilerplate["aside_ratio"] == 1.0
+    assert (boilerplate["facts"], boilerplate["restated_share"]) == (1, 0.95)
+    # Without it: the 5 workstreams (joined by the blocker), 10 feature pairs and 5 one-offs.
+    assert boilerplate["bridged_groups"] == 16
+
+    blocker = candidate(audit, Signature("DEPENDS_ON", story.id("Auth Refactor")))
+    assert blocker["suppressed"] is False
+    assert blocker["aside_ratio"] == 0.0
+    assert blocker["bridged_groups"] is None  # not an aside: bridging is not even asked
+
+    by_size = sorted(clusters, key=lambda c: -len(c.episode_ids))
+    assert by_size[0].episode_ids == tuple(groups["workstreams"])
+    assert story.fact(*BOILERPLATE) not in by_size[0].fact_ids
+    pairs = {c.episode_ids for c in by_size[1:]}
+    expected_pairs = {tuple(groups["pairs"][i:i + 2]) for i in range(0, 20, 2)}
+    assert pairs == expected_pairs  # the boilerplate chained no unrelated updates together
+    assert all(story.fact(*BOILERPLATE) not in c.fact_ids for c in clusters)
+    assert audit["suppressed_signatures"] == 1
+    json.dumps(audit)
+
+
+def test_without_hub_suppression_the_boilerplate_chains_unrelated_updates_together() -> None:
+    story, _ = forty_updates_with_boilerplate_and_a_shared_blocker()
+    clusters, _ = cluster(story, hub_min_episodes=1000, hub_candidate_cap=1000)
+    assert max(len(c.episode_ids) for c in clusters) == 35
+
+
+def test_a_standing_ownership_restated_every_week_links_nothing() -> None:
+    story = Story().declare("Status", "In Progress")
+    dana = []
+    for week in range(8):
+        facts = [
+            ("Dana", "RESPONSIBLE_FOR", "Project Atlas"),  # "as you know, I own Project Atlas"
+            ("Dana", "RESPONSIBLE_FOR", f"Task {week}"),
+            (f"Task {week}", "HAS_STATUS", "In Progress"),
+        ]
+        if week in (0, 1):
+            facts.append((f"Task {week}", "DEPENDS_ON", "Search Index"))
+        if week in (4, 5):
+            facts.append((f"Task {week}", "DEPENDS_ON", "Billing API"))
+        dana.append(story.episode("Dana", *facts, day=7 * week))
+    eve = story.episode("Eve", ("Eve", "RESPONSIBLE_FOR", "Reports"),
+                        ("Reports", "DEPENDS_ON", "Search Index"))
+    finn = story.episode("Finn", ("Finn", "RESPONSIBLE_FOR", "Invoices"),
+                         ("Invoices", "DEPENDS_ON", "Billing API"))
+    for k in range(6):
+        story.episode(f"Helper {k}", (f"Helper {k}", "RESPONSIBLE_FOR", f"Chore {k}"))
+
+    clusters, audit = cluster(story)
+
+    atlas = candidate(audit, Signature(
+        "RESPONSIBLE_FOR", story.id("Project Atlas"), story.id("Dana")))
+    # Connected to the other facts only through Dana herself, the author: an aside every week.
+    assert (atlas["multi_fact_episodes"], atlas["aside_episodes"]) == (8, 8)
+    assert atlas["suppressed"] is True
+    assert [c.episode_ids for c in clusters] == [
+        (dana[0], dana[1], eve), (dana[4], dana[5], finn)
+    ]
+    assert all(story.fact("Dana", "RESPONSIBLE_FOR", "Project Atlas") not in c.fact_ids
+               for c in clusters)
+
+
+def test_a_blocker_in_updates_that_say_nothing_else_about_the_waiting_work_is_kept() -> None:
+    # "I'm on the checkout team. Our item 3 is blocked on the auth refactor." — the dependency
+    # shares nothing with the other fact but the author, yet it is ten different facts.
+    story = Story()
+    for i in range(10):
+        story.declare("Team", f"Team {i}")
+        story.episode(f"Person {i}", (f"Person {i}", "MEMBER_OF", f"Team {i}"),
+                      (f"Item {i}", "DEPENDS_ON", "Auth Refactor"))
+    for k in range(10):
+        story.episode(f"Helper {k}", (f"Helper {k}", "RESPONSIBLE_FOR", f"Chore {k}"))
+    clusters, audit = cluster(story)
+    blocker = candidate(audit, Signature("DEPENDS_ON", story.id("Auth Refactor")))
+    assert (blocker["aside_ratio"], blocker["restated_share"]) == (1.0, 0.0)
+    assert blocker["suppressed"] is False
+    assert [c.episode_ids for c in clusters] == [tuple(range(1, 11))]
+
+
+def test_the_authors_own_entity_would_otherwise_make_the_ownership_look_connected() -> None:
+    story = Story().declare("Status", "In Progress")
+    for week in range(6):
+        story.episode("", ("Dana", "RESPONSIBLE_FOR", "Project Atlas"),
+                      ("Dana", "RESPONSIBLE_FOR", f"Task {week}"))
+    _, audit = cluster(story)
+    atlas = candidate(audit, Signature(
+        "RESPONSIBLE_FOR", story.id("Project Atlas"), story.id("Dana")))
+    # No author recorded: Dana counts as a shared entity, so the ownership is not an aside.
+    assert atlas["aside_episodes"] == 0
+    assert atlas["suppressed"] is False
+
+
+def test_a_signature_whose_updates_say_nothing_else_cannot_be_judged_an_aside() -> None:
+    story = Story().declare("Issue", "Error 502")
+    for i in range(8):
+        story.declare("Customer", f"Customer {i}")
+        story.episode("", (f"Customer {i}", "REPORTED", "Error 502"))
+    clusters, audit = cluster(story)
+    error = candidate(audit, Signature("REPORTED", story.id("Error 502")))
+    assert error["multi_fact_episodes"] == 0
+    assert error["suppressed"] is False
+    assert [len(c.episode_ids) for c in clusters] == [8]
+
+
+def test_an_aside_among_updates_that_are_connected_anyway_is_kept() -> None:
+    story = Story().declare("Status", "Green")
+    for week in range(6):
+        story.episode("Dana", ("Platform Org", "RESPONSIBLE_FOR", "Budget"),
+                      ("Dana", "RESPONSIBLE_FOR", "Search"), ("Search", "HAS_STATUS", "Green"),
+                      day=7 * week)
+    clusters, audit = cluster(story)
+    budget = candidate(audit, Signature(
+        "RESPONSIBLE_FOR", story.id("Budget"), story.id("Platform Org")))
+    assert (budget["aside_ratio"], budget["bridged_groups"]) == (1.0, 1)
+    assert budget["suppressed"] is False
+    assert story.fact("Platform Org", "RESPONSIBLE_FOR", "Budget") in clusters[0].fact_ids
+
+
+def test_two_boilerplate_sentences_restated_together_do_not_shield_each_other() -> None:
+    story = Story()
+    for i in range(12):
+        story.episode(f"Person {i}", (f"Person {i}", "RESPONSIBLE_FOR", f"Item {i}"),
+                      (f"Item {i}", "DEPENDS_ON", f"Service {i}"),
+                      *([("Platform Org", "RESPONSIBLE_FOR", "Budget"),
+                         ("Security Team", "RESPONSIBLE_FOR", "Audit")] if i < 8 else []))
+    clusters, audit = cluster(story)
+    assert [c["suppressed"] for c in audit["hub_candidates"]] == [True, True]
+    assert clusters == ()
+
+
+def test_small_graphs_have_no_hub_candidates() -> None:
+    _, audit = cluster(seed_story())
+    assert audit["hub_threshold"] == 5
+    assert audit["hub_candidates"] == []
+
+
+# -- the size cap -----------------------------------------------------------------------------
+
+
+def two_projects_joined_by_one_update() -> tuple[Story, set[int], set[int]]:
+    story = Story()
+    projects: dict[str, set[int]] = {"A": set(), "B": set()}
+    for name in projects:
+        for i in range(30):
+            facts = [
+                (f"Owner {name}{i % 4}", "RESPONSIBLE_FOR", f"Item {name}{i % 5}"),
+                (f"Item {name}{i % 5}", "DEPENDS_ON", f"Core {name}{i % 3}"),
+            ]
+            if i == 0:
+                facts.append(("Guild Lead", "MEMBER_OF", "Guild"))
+            projects[name].add(story.episode(f"Owner {name}{i % 4}", *facts, day=i))
+    return story, projects["A"], projects["B"]
+
+
+def test_a_component_over_the_size_cap_is_split_along_its_weak_seams() -> None:
+    story, project_a, project_b = two_projects_joined_by_one_update()
+    settings = {"max_cluster_episodes": 40, "hub_min_episodes": 1000, "hub_candidate_cap": 1000}
+    clusters, audit = cluster(story, **settings)
+
+    assert len(audit["splits"]) == 1
+    split = audit["splits"][0]
+    assert (split["component"], split["episodes"]) == (1, 60)
+    assert sum(split["parts"]) + split["dropped_episodes"] == 60
+    assert all(c.split_from == 1 for c in clusters)
+    assert all(2 <= len(c.episode_ids) <= 40 for c in clusters)
+    for part in clusters:
+        assert set(part.episode_ids) <= project_a or set(part.episode_ids) <= project_b
+        assert all(set(link.episode_ids) <= set(part.episode_ids) for link in part.links)
+
+
+def test_a_split_part_keeps_the_facts_of_its_own_episodes_only() -> None:
+    story, _, _ = two_projects_joined_by_one_update()
+    settings = {"max_cluster_episodes": 40, "hub_min_episodes": 1000, "hub_candidate_cap": 1000}
+    clusters, _ = cluster(story, **settings)
+    for part in clusters:
+        own = {f for e in part.episode_ids for f in story.episode_facts[e]}
+        assert set(part.fact_ids) == own
+
+
+def test_the_same_rows_in_any_order_give_the_same_clusters_and_audit() -> None:
+    graph = synthetic_graph(episodes=2500, seed=3, big_project_share=0.2)
+    settings = ClusteringSettings(hub_min_share=0.01, max_cluster_episodes=20)
+    baseline = cluster_episodes(graph.rows, graph.linking, graph.authors, settings)
+    assert baseline.audit["splits"], "the sample must exercise a Leiden split"
+    assert baseline.audit["suppressed_signatures"], "and a suppressed hub"
+    for seed in (1, 2, 3, 4):
+        rows = list(graph.rows)
+        random.Random(seed).shuffle(rows)
+        shuffled = cluster_episodes(rows, graph.linking, graph.authors, settings)
+        assert shuffled.clusters == baseline.clusters
+        assert shuffled.audit == baseline.audit
+
+
+def test_clusters_are_ordered_by_their_smallest_episode_and_never_share_episodes() -> None:
+    graph = synthetic_graph(episodes=1500, seed=5, big_project_share=0.2)
+    clusters = cluster_episodes(graph.rows, graph.linking, graph.authors).clusters
+    firsts = [c.episode_ids[0] for c in clusters]
+    assert firsts == sorted(firsts)
+    episodes = [e for c in clusters for e in c.episode_ids]
+    assert len(episodes) == len(set(episodes))
+    assert all(list(c.episode_ids) == sorted(c.episode_ids) for c in clusters)
+    assert all(list(c.fact_ids) == sorted(c.fact_ids) for c in clusters)
+
+
+def test_the_audit_is_json_serializable_and_records_the_settings() -> None:
+    graph = synthetic_graph(episodes=1500, seed=5, big_project_share=0.2)
+    audit = cluster_episodes(graph.rows, graph.linking, graph.authors).audit
+    assert json.loads(json.dumps(audit))["settings"] == ClusteringSettings().as_dict()
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def test_settings_read_a_graphs_overrides_and_ignore_unrelated_keys() -> None:
+    settings = ClusteringSettings.from_mapping(
+        {"max_cluster_episodes": 80, "hub_aside_ratio": 0.75, "settle_seconds": 30}
+    )
+    assert settings.max_cluster_episodes == 80
+    assert settings.hub_aside_ratio == 0.75
+    assert settings.min_cluster_episodes == 2
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"min_cluster_episodes": 1}, "min_cluster_episodes"),
+        ({"hub_aside_ratio": 1.5}, "hub_aside_ratio"),
+        ({"max_cluster_episodes": "many"}, "max_cluster_episodes"),
+        ({"leiden_seed": 1.5}, "leiden_seed"),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_field(overrides: dict, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        ClusteringSettings.from_mapping(overrides)

@@ -1,0 +1,202 @@
+"""Reconciliation: untouched, new versions, splits, merges, ended evidence — and why."""
+
+from __future__ import annotations
+
+import json
+from uuid import UUID
+
+from memory.engine.clustering import cluster_episodes
+from memory.engine.lifecycle import (
+    EVIDENCE_ENDED,
+    MERGED,
+    SPLIT,
+    SUPERSEDED,
+    ActiveObservation,
+    Created,
+    NewCluster,
+    Reconciliation,
+    Retired,
+    Untouched,
+    reconcile,
+)
+from memory.engine.structure import analyse_cluster
+from memory.engine.template_summary import summarize_with_template
+from memory.engine.types import evidence_fingerprint
+from tests.memory.engine.stories import LINKING, Story, seed_story
+
+EVERYTHING = frozenset(range(10_000))
+
+
+def lineage(n: int) -> UUID:
+    return UUID(int=n)
+
+
+def old(
+    id_: int, episodes: range | tuple[int, ...], facts: tuple[int, ...] | None = None,
+    version: int = 1,
+) -> ActiveObservation:
+    facts = facts if facts is not None else tuple(e + 100 for e in episodes)
+    return ActiveObservation(
+        id=id_, lineage=lineage(id_), version=version, episode_ids=tuple(episodes),
+        fact_ids=facts, fingerprint=evidence_fingerprint(episodes, facts),
+    )
+
+
+def new(key: int, episodes: range | tuple[int, ...], facts: tuple[int, ...] | None = None
+        ) -> NewCluster:
+    facts = facts if facts is not None else tuple(e + 100 for e in episodes)
+    return NewCluster(key=key, episode_ids=tuple(episodes), fact_ids=facts)
+
+
+def decide(
+    clusters: list[NewCluster], active: list[ActiveObservation],
+    current: frozenset[int] = EVERYTHING, window: frozenset[int] = EVERYTHING,
+) -> Reconciliation:
+    return reconcile(clusters, active, current, window)
+
+
+def test_the_same_evidence_leaves_the_observation_untouched() -> None:
+    result = decide([new(1, range(1, 4))], [old(10, range(1, 4), version=3)])
+    assert result.untouched == (Untouched(observation_id=10, cluster_key=1),)
+    assert (result.created, result.retired) == ((), ())
+
+
+def test_grown_evidence_is_a_new_version_in_the_same_lineage() -> None:
+    result = decide([new(1, range(1, 5))], [old(10, range(1, 4), version=3)])
+    assert result.created == (Created(1, lineage(10), 4, (10,)),)
+    (retired,) = result.retired
+    assert (retired.observation_id, retired.reason, retired.successor_keys) == (
+        10, SUPERSEDED, (1,))
+
+
+def test_changed_facts_on_the_same_episodes_are_a_new_version_naming_the_closed_facts() -> None:
+    current = EVERYTHING - {102}
+    result = decide([new(1, range(1, 4), (101, 103))], [old(10, range(1, 4))], current=current)
+    assert result.created == (Created(1, lineage(10), 2, (10,)),)
+    assert result.retired[0].closed_fact_ids == (102,)
+    assert result.retired[0].dropped_episode_ids == ()
+
+
+def test_one_observation_becoming_several_is_a_split() -> None:
+    result = decide([new(1, range(1, 5)), new(5, range(5, 7))], [old(10, range(1, 7))])
+    assert result.created == (
+        Created(1, lineage(10), 2, (10,)),  # the largest part carries the lineage on
+        Created(5, None, 1, (10,)),  # the others start their own, linked back
+    )
+    (retired,) = result.retired
+    assert (retired.reason, retired.successor_keys) == (SPLIT, (1, 5))
+
+
+def test_several_observations_becoming_one_is_a_merge() -> None:
+    result = decide([new(1, range(1, 6))], [old(10, range(1, 3)), old(11, range(3, 6))])
+    assert result.created == (Created(1, lineage(11), 2, (10, 11)),)
+    assert [(r.observation_id, r.reason, r.successor_keys) for r in result.retired] == [
+        (10, MERGED, (1,)), (11, MERGED, (1,))]
+
+
+def test_a_merge_of_equal_overlaps_continues_the_lowest_observation_id() -> None:
+    result = decide([new(1, range(1, 5))], [old(11, range(3, 5)), old(10, range(1, 3))])
+    assert result.created[0].lineage == lineage(10)
+
+
+def test_a_tangle_of_overlaps_is_decided_old_by_old() -> None:
+    result = decide(
+        [new(1, range(1, 6)), new(6, range(6, 11))],
+        [old(20, range(1, 7)), old(21, range(7, 11), version=4)],
+    )
+    assert result.created == (
+        Created(1, lineage(20), 2, (20,)),
+        Created(6, lineage(21), 5, (20, 21)),
+    )
+    assert [(r.observation_id, r.reason, r.successor_keys) for r in result.retired] == [
+        (20, SPLIT, (1, 6)), (21, MERGED, (6,))]
+
+
+def test_evidence_that_ended_retires_the_observation_and_names_why() -> None:
+    current = EVERYTHING - {101, 102}
+    window = EVERYTHING - {3}
+    result = decide([new(7, range(7, 9))], [old(10, range(1, 4))], current, window)
+    (retired,) = result.retired
+    assert retired.reason == EVIDENCE_ENDED
+    assert retired.successor_keys == ()
+    assert retired.closed_fact_ids == (101, 102)
+    assert retired.dropped_episode_ids == (1, 2, 3)
+    assert retired.out_of_window_episode_ids == (3,)
+    assert retired.note == (
+        "evidence_ended: 2 facts closed; 3 episodes no longer clustered (1 outside the window)"
+    )
+    assert result.created == (Created(7, None, 1, ()),)
+
+
+def test_a_new_cluster_with_no_past_starts_a_lineage() -> None:
+    result = decide([new(1, range(1, 3))], [])
+    assert result.created == (Created(1, None, 1, ()),)
+
+
+def test_the_decisions_do_not_depend_on_input_order() -> None:
+    clusters = [new(1, range(1, 6)), new(6, range(6, 11)), new(20, range(20, 22))]
+    active = [old(20, range(1, 7)), old(21, range(7, 11)), old(22, range(30, 33))]
+    forward = decide(clusters, active)
+    assert decide(clusters[::-1], active[::-1]) == forward
+
+
+def test_the_retirement_is_stored_as_plain_json() -> None:
+    result = decide([], [old(10, range(1, 3))], current=EVERYTHING - {101})
+    stored = json.loads(json.dumps(result.as_dict()))
+    assert stored["retired"][0]["closed_facts"] == [101]
+    assert stored["retired"][0]["reason"] == EVIDENCE_ENDED
+
+
+# -- the seed, after the backend team ships the refactor --------------------------------------
+
+
+def seed_observation(story: Story) -> tuple[ActiveObservation, tuple[int, ...]]:
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    observation = ActiveObservation(
+        id=1, lineage=lineage(1), version=1, episode_ids=cluster.episode_ids,
+        fact_ids=cluster.fact_ids, fingerprint=cluster.fingerprint,
+    )
+    return observation, cluster.fact_ids
+
+
+def test_shipping_the_refactor_retires_the_seed_observation_naming_the_closed_facts() -> None:
+    story = seed_story()
+    observation, _ = seed_observation(story)
+    # "The backend team shipped the auth service refactor": the resolution rule closes the
+    # DEPENDS_ON facts that point at it; the pipeline then clusters the current facts only.
+    story.declare("Status", "Shipped")
+    story.episode("Dana", ("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),
+                  ("Auth Service Refactor", "HAS_STATUS", "Shipped"), day=7)
+    closed = {story.fact("API Migration", "DEPENDS_ON", "Auth Service Refactor"),
+              story.fact("Payments Integration", "DEPENDS_ON", "Auth Service Refactor")}
+    current_rows = [row for row in story.rows if row[1] not in closed]
+    clusters = cluster_episodes(current_rows, LINKING, story.authors).clusters
+    current = frozenset(set(story.fact_ids.values()) - closed)
+
+    result = reconcile(clusters, [observation], current, frozenset(story.episodes))
+
+    (retired,) = result.retired
+    assert isinstance(retired, Retired)
+    assert retired.reason == SUPERSEDED
+    assert retired.closed_fact_ids == tuple(sorted(closed))
+    assert "2 facts closed" in retired.note
+    (created,) = result.created
+    assert (created.lineage, created.version, created.predecessor_ids) == (lineage(1), 2, (1,))
+
+    # The pattern re-forms around what blocks work now: Bob's payments integration holds up
+    # Clara's checkout flow.
+    (cluster,) = clusters
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes)
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+    assert summary.name == "Payments Integration blocking 1 workstream"
+    assert not set(closed) & {f for claim in summary.claims for f in claim.fact_ids}
+
+
+def test_the_seed_observation_ends_when_its_updates_leave_the_window() -> None:
+    story = seed_story()
+    observation, fact_ids = seed_observation(story)
+    result = reconcile([], [observation], frozenset(fact_ids), window_episode_ids=frozenset())
+    (retired,) = result.retired
+    assert retired.reason == EVIDENCE_ENDED
+    assert retired.out_of_window_episode_ids == (1, 2, 3)
+    assert retired.closed_fact_ids == ()
