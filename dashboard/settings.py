@@ -143,6 +143,11 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "observations")
 
+# A running pipeline run whose heartbeat is older than this lost its worker (the sweep frees the
+# graph); a "processing" episode older than EPISODE_STALE_SECONDS is requeued.
+PIPELINE_RUN_STALE_SECONDS = env_int("PIPELINE_RUN_STALE_SECONDS", 600)
+EPISODE_STALE_SECONDS = env_int("EPISODE_STALE_SECONDS", 900)
+
 # --- Cache (throttling, login throttle) ---------------------------------------------------------
 if REDIS_URL:
     CACHES = {
@@ -163,6 +168,12 @@ LLM_ENABLED = bool(OPENAI_API_KEY and LLM_MODEL)
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 2)
 LLM_EXTRACTION = env_bool("LLM_EXTRACTION", default=LLM_ENABLED)
+# Our own bounded retries (the SDK's are off so that every attempt is audited): the first wait,
+# doubled each time, and the longest Retry-After we are willing to wait for.
+LLM_RETRY_BACKOFF_SECONDS = env_float("LLM_RETRY_BACKOFF_SECONDS", 1.0)
+LLM_RETRY_MAX_WAIT_SECONDS = env_float("LLM_RETRY_MAX_WAIT_SECONDS", 20.0)
+# Sent only when set: some reasoning models reject any temperature.
+LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0) if env_str("LLM_TEMPERATURE") else None
 
 # --- Auth, i18n, static -------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

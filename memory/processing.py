@@ -121,11 +121,13 @@ def extract_episode(episode: Episode, ontology: Ontology, known: dict[str, str])
 
 def apply_episode(episode: Episode) -> EpisodeOutcome:
     """Extract and record one episode's facts; the caller has claimed it (status processing)."""
+    graph = episode.graph
+    ontology = ontology_for(graph)
+    # Extract before taking the graph's lock: a model call may take seconds, and its audit rows
+    # must survive even if the transaction below rolls back.
+    extraction = extract_episode(episode, ontology, name_index(graph).types)
     with transaction.atomic():
         graph = Graph.objects.select_for_update().get(pk=episode.graph_id)
-        ontology = ontology_for(graph)
-        known = name_index(graph).types
-        extraction = extract_episode(episode, ontology, known)
         mentions = [(e.name, e.type) for e in extraction.all_entities()]
         resolution = resolve_entities(graph, mentions, now=episode.ingested_at)
         outcome = EpisodeOutcome(episode=episode, extraction=extraction)
@@ -372,8 +374,11 @@ class FactRecorder:
 
 
 MAX_ATTEMPTS = 3
-STALE_PROCESSING_SECONDS = 15 * 60
-"""An episode "processing" for longer than this lost its worker; the sweep requeues it."""
+
+
+def stale_processing_seconds() -> int:
+    """An episode "processing" for longer than this lost its worker; the sweep requeues it."""
+    return int(getattr(settings, "EPISODE_STALE_SECONDS", 900))
 
 
 def claim_episode(episode_id: int, *, now: datetime | None = None) -> Episode | None:
@@ -381,7 +386,7 @@ def claim_episode(episode_id: int, *, now: datetime | None = None) -> Episode | 
     in processing long enough that its worker must be gone. ``None`` when someone else has it or
     it is already done, which makes a duplicate delivery harmless."""
     now = now or timezone.now()
-    stale = now - timedelta(seconds=STALE_PROCESSING_SECONDS)
+    stale = now - timedelta(seconds=stale_processing_seconds())
     claimable = Q(status=Episode.Status.PENDING) | Q(
         status=Episode.Status.PROCESSING, processing_started_at__lt=stale
     )

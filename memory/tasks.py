@@ -12,7 +12,6 @@ import logging
 from datetime import timedelta
 
 from celery import shared_task
-from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, transaction
 from django.utils import timezone
@@ -30,7 +29,9 @@ QUEUED_RUN_GRACE_SECONDS = 300
 
 
 def _eager() -> bool:
-    return bool(settings.CELERY_TASK_ALWAYS_EAGER)
+    from dashboard.celery import app
+
+    return bool(app.conf.task_always_eager)
 
 
 def _settle_key(graph_id: int) -> str:
@@ -84,7 +85,7 @@ def sweep() -> dict[str, int]:
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "pending": 0, "abandoned_runs": 0, "graphs": 0,
               "queued_runs": 0}
-    stale = now - timedelta(seconds=processing.STALE_PROCESSING_SECONDS)
+    stale = now - timedelta(seconds=processing.stale_processing_seconds())
     stuck = list(Episode.objects.filter(
         status=Episode.Status.PROCESSING, processing_started_at__lt=stale
     ).values_list("pk", "attempts")[:SWEEP_LIMIT])
@@ -120,11 +121,13 @@ def sweep() -> dict[str, int]:
     return counts
 
 
-def _send(task, *args: object) -> None:  # type: ignore[no-untyped-def]
+def _send(task, *args: object) -> bool:  # type: ignore[no-untyped-def]
     try:
         task.delay(*args)
     except Exception:  # the broker is down: the next sweep tries again
-        logger.warning("could not enqueue %s%s", task.name, args)
+        logger.warning("could not enqueue %s%s", task.name, args, exc_info=True)
+        return False
+    return True
 
 
 def schedule_pipeline(graph_id: int) -> None:
@@ -133,8 +136,10 @@ def schedule_pipeline(graph_id: int) -> None:
     if _eager():
         _send(run_pipeline_when_settled, graph_id)
         return
-    if cache.add(_settle_key(graph_id), 1, timeout=600):
-        _send(run_pipeline_when_settled, graph_id)
+    if cache.add(_settle_key(graph_id), 1, timeout=600) and not _send(
+        run_pipeline_when_settled, graph_id
+    ):
+        cache.delete(_settle_key(graph_id))
 
 
 def start_run(run: PipelineRun) -> None:

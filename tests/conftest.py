@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 from memory.ingestion import IngestReport, ingest_records
 from memory.models import Graph
 from tests.factories import GraphFactory
+
+pytest_plugins = ["tests.fake_openai"]
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES") == "1"
 
@@ -26,6 +29,26 @@ def require(condition: bool, reason: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"required service missing: {reason}")
     pytest.skip(reason)
+
+
+SESSION_CACHE_PREFIX = f"test-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _tasks_in_process() -> None:
+    """Tasks run in-process, as in the embedded default, even when REDIS_URL is set (CI); the
+    worker tests switch to the broker explicitly (``tests.worker.broker_mode``)."""
+    from dashboard.celery import app
+
+    app.conf.task_always_eager = True
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache_prefix() -> None:
+    """Keys of this test session never meet those of an earlier one in a shared Redis."""
+    from django.core.cache import caches
+
+    caches["default"].key_prefix = SESSION_CACHE_PREFIX
 
 
 @pytest.fixture(autouse=True)

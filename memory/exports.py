@@ -1,0 +1,70 @@
+"""JSON forms of observations shared by ``export_observations``, the weekly review's exports and
+the APIs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+
+from memory.models import Claim, Episode, Fact, Graph, Observation
+
+
+def observations_for_export(graph: Graph, status: str = "active") -> QuerySet[Observation]:
+    """Observations with everything the export reads prefetched (a fixed number of queries)."""
+    observations = Observation.objects.filter(graph=graph)
+    if status != "all":
+        observations = observations.filter(status=status)
+    return observations.order_by("-window_end", "pk").prefetch_related(
+        Prefetch("episodes", queryset=Episode.objects.only("pk", "uuid", "external_id")),
+        Prefetch("entities"),
+        Prefetch(
+            "claims",
+            queryset=Claim.objects.order_by("position").prefetch_related(
+                Prefetch("facts", queryset=Fact.objects.only("pk", "uuid"))
+            ),
+        ),
+        Prefetch("successors", queryset=Observation.objects.only("pk", "uuid")),
+    )
+
+
+def root_blockers(observation: Observation) -> list[dict[str, Any]]:
+    structure = observation.structure or {}
+    names = structure.get("names", {})
+    dependency = structure.get("dependency") or {}
+    result = []
+    for root in dependency.get("root_blockers", []):
+        result.append({
+            "entity": " + ".join(names.get(str(m), str(m)) for m in root["members"]),
+            "owner": ", ".join(names.get(str(o["entity"]), "") for o in root["owners"]) or None,
+            "reach_people": root["reach"]["people"],
+            "reach_work_items": root["reach"]["work_items"],
+        })
+    return result
+
+
+def observation_as_dict(observation: Observation) -> dict[str, Any]:
+    return {
+        "uuid": str(observation.uuid),
+        "lineage": str(observation.lineage),
+        "version": observation.version,
+        "status": observation.status,
+        "retired_reason": observation.retired_reason or None,
+        "retired_at": observation.retired_at.isoformat() if observation.retired_at else None,
+        "kind": observation.kind,
+        "name": observation.name,
+        "summary": observation.summary,
+        "generator": observation.generator,
+        "episodes": sorted(e.label for e in observation.episodes.all()),
+        "entities": sorted(e.name for e in observation.entities.all()),
+        "root_blockers": root_blockers(observation),
+        "claims": [
+            {"text": claim.text, "facts": sorted(str(f.uuid) for f in claim.facts.all())}
+            for claim in observation.claims.all()
+        ],
+        "window": {
+            "start": observation.window_start.isoformat(),
+            "end": observation.window_end.isoformat(),
+        },
+        "successors": sorted(str(s.uuid) for s in observation.successors.all()),
+    }

@@ -1,0 +1,165 @@
+"""Loading what a pipeline run reads, in as few and as cheap queries as possible.
+
+The clustering stage must stay within 2× of its floor (loading the (episode, signature) pairs and
+running igraph's connected components), so the evidence rows come straight from a raw cursor as
+plain tuples; the details a summary needs (sentences, texts, names, times) are loaded afterwards,
+only for the clusters that changed.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import connection
+
+from memory.engine.lifecycle import ActiveObservation
+from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
+from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
+
+CHUNK = 5_000
+
+
+@dataclass
+class Snapshot:
+    """The current evidence of a graph, as the engine reads it."""
+
+    rows: list[Row]
+    episode_authors: dict[int, int | None]
+    window_episode_ids: set[int]
+    current_fact_ids: set[int] = field(default_factory=set)
+
+
+def load_snapshot(
+    graph: Graph, *, as_of: datetime, window_days: int | None, is_now: bool
+) -> Snapshot:
+    """The (episode, current fact) rows of the graph at ``as_of`` (two queries).
+
+    *Current*: valid at ``as_of`` and, for a run about now, not expired; a run about the past
+    reads today's knowledge of that time (closed facts count for the time they held)."""
+    fact = Fact._meta.db_table
+    evidence = FactEvidence._meta.db_table
+    episode = Episode._meta.db_table
+    believed = "f.expired_at IS NULL" if is_now else (
+        "(f.expired_at IS NULL OR f.invalid_at IS NOT NULL)"
+    )
+    params: list[object] = [graph.pk, as_of, as_of]
+    episode_filter = ""
+    window_start = as_of - timedelta(days=window_days) if window_days else None
+    if not is_now or window_start:
+        episode_filter = " AND e.reference_time <= %s"
+        params.append(as_of)
+        if window_start:
+            episode_filter += " AND e.reference_time > %s"
+            params.append(window_start)
+    join = f" JOIN {episode} e ON e.id = fe.episode_id" if episode_filter else ""
+    sql = (
+        f"SELECT fe.episode_id, f.id, f.source_id, f.relation, f.target_id "
+        f"FROM {evidence} fe JOIN {fact} f ON f.id = fe.fact_id{join} "
+        f"WHERE f.graph_id = %s AND f.valid_at <= %s "
+        f"AND (f.invalid_at IS NULL OR f.invalid_at > %s) AND {believed}{episode_filter}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows: list[Row] = cursor.fetchall()
+    episodes = Episode.objects.filter(graph=graph, reference_time__lte=as_of)
+    if window_start:
+        episodes = episodes.filter(reference_time__gt=window_start)
+    authors = dict(episodes.values_list("pk", "author_entity_id"))
+    return Snapshot(
+        rows=rows,
+        episode_authors=authors,
+        window_episode_ids=set(authors),
+        current_fact_ids={row[1] for row in rows},
+    )
+
+
+def load_active_observations(graph: Graph) -> list[ActiveObservation]:
+    """The graph's active observations with their evidence (three queries)."""
+    heads = list(
+        Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE).values_list(
+            "pk", "lineage", "version", "evidence_fingerprint"
+        )
+    )
+    if not heads:
+        return []
+    episodes: dict[int, list[int]] = defaultdict(list)
+    facts: dict[int, list[int]] = defaultdict(list)
+    active = Observation.Status.ACTIVE
+    for obs, ep in Observation.episodes.through.objects.filter(
+        observation__graph=graph, observation__status=active
+    ).values_list("observation_id", "episode_id"):
+        episodes[obs].append(ep)
+    for obs, f in Observation.facts.through.objects.filter(
+        observation__graph=graph, observation__status=active
+    ).values_list("observation_id", "fact_id"):
+        facts[obs].append(f)
+    return [
+        ActiveObservation(
+            id=pk, lineage=lineage, version=version,
+            episode_ids=tuple(sorted(episodes[pk])), fact_ids=tuple(sorted(facts[pk])),
+            fingerprint=fingerprint,
+        )
+        for pk, lineage, version, fingerprint in heads
+    ]
+
+
+@dataclass
+class Details:
+    """What structure analysis and the summaries read about the changed clusters."""
+
+    facts: dict[int, FactInfo]
+    entities: dict[int, EntityInfo]
+    episodes: dict[int, EpisodeInfo]
+    episode_texts: dict[int, str]
+    fact_sentences: dict[int, str]
+
+
+def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int]) -> Details:
+    """Facts, entities and episodes of the changed clusters (queries in chunks of 5,000 ids)."""
+    episodes_of: dict[int, list[int]] = defaultdict(list)
+    for episode_id, fact_id, *_ in rows:
+        if fact_id in fact_ids:
+            episodes_of[fact_id].append(episode_id)
+    facts: dict[int, FactInfo] = {}
+    sentences: dict[int, str] = {}
+    entity_ids: set[int] = set()
+    for chunk in _chunks(fact_ids):
+        for pk, source, relation, target, valid_at, sentence in Fact.objects.filter(
+            pk__in=chunk
+        ).values_list("pk", "source_id", "relation", "target_id", "valid_at", "sentence"):
+            facts[pk] = FactInfo(pk, source, relation, target,
+                                 tuple(sorted(episodes_of[pk])), valid_at)
+            sentences[pk] = sentence
+            entity_ids.update((source, target))
+    entities: dict[int, EntityInfo] = {}
+    for chunk in _chunks(entity_ids):
+        for pk, name, entity_type in Entity.objects.filter(pk__in=chunk).values_list(
+            "pk", "name", "type"
+        ):
+            entities[pk] = EntityInfo(pk, name, entity_type)
+    episodes: dict[int, EpisodeInfo] = {}
+    texts: dict[int, str] = {}
+    for chunk in _chunks(episode_ids):
+        for pk, reference_time, author, author_entity, kind, content, data in (
+            Episode.objects.filter(pk__in=chunk).values_list(
+                "pk", "reference_time", "author", "author_entity_id", "type", "content", "data"
+            )
+        ):
+            episodes[pk] = EpisodeInfo(pk, reference_time, author, author_entity)
+            texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
+    return Details(facts, entities, episodes, texts, sentences)
+
+
+def _json_text(data: object) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False)[:2000]
+
+
+def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), CHUNK):
+        yield ordered[start : start + CHUNK]

@@ -1,0 +1,110 @@
+"""The pipeline end to end on the database, with the rules extractor and template summaries —
+the embedded default."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from memory.models import Claim, Episode, Fact, Graph, Observation, PipelineRun
+from memory.pipeline import run_pipeline
+from tests.conftest import IngestFn
+from tests.memory.test_processing import SEED
+
+SHIPPED = {"external_id": "ship", "author": "Dana", "reference_time": "2026-12-02T10:00:00+00:00",
+           "content": "The backend team shipped the auth service refactor."}
+
+
+def active(graph: Graph) -> list[Observation]:
+    return list(Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE))
+
+
+def names(structure: dict, ids: list[int]) -> list[str]:
+    return sorted(structure["names"][str(i)] for i in ids)
+
+
+@pytest.mark.django_db
+def test_the_seed_becomes_one_observation_with_the_auth_refactor_as_root_blocker(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+
+    (observation,) = active(graph)
+    assert sorted(observation.episodes.values_list("external_id", flat=True)) == [
+        "alice", "bob", "clara"]
+    assert observation.kind == Observation.Kind.DEPENDENCY_CHAIN
+    root = observation.structure["dependency"]["root_blockers"][0]
+    assert names(observation.structure, root["members"]) == ["Auth Service Refactor"]
+    assert names(observation.structure, [o["entity"] for o in root["owners"]]) == ["Backend Team"]
+    assert root["reach"]["people"] == 3
+    assert (observation.reach_people, observation.reach_work_items) == (3, 3)
+    assert observation.generator == "template"
+    run = observation.created_by_run
+    assert (run.status, run.trigger) == (PipelineRun.Status.SUCCEEDED, PipelineRun.Trigger.SETTLED)
+
+
+@pytest.mark.django_db
+def test_every_claim_cites_facts_of_its_own_cluster(graph: Graph, ingest: IngestFn) -> None:
+    ingest(graph, SEED)
+
+    (observation,) = active(graph)
+    evidence = set(observation.facts.values_list("pk", flat=True))
+    claims = list(Claim.objects.filter(observation=observation).prefetch_related("facts"))
+    assert claims
+    for claim in claims:
+        cited = {f.pk for f in claim.facts.all()}
+        assert cited and cited <= evidence
+    assert observation.summary == " ".join(c.text for c in claims)
+
+
+@pytest.mark.django_db
+def test_shipping_the_root_blocker_retires_the_observation_with_its_reason(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+    (before,) = active(graph)
+    episodes_before = Episode.objects.count()
+
+    ingest(graph, [SHIPPED], now=datetime.fromisoformat("2026-12-02T10:05:00+00:00"))
+
+    before.refresh_from_db()
+    assert before.status == Observation.Status.RETIRED
+    assert before.retired_reason in {Observation.RetiredReason.SUPERSEDED,
+                                     Observation.RetiredReason.EVIDENCE_ENDED}
+    closed = Fact.objects.filter(pk__in=before.retirement["closed_facts"])
+    assert {(f.source.name, f.target.name) for f in closed} == {
+        ("API Migration", "Auth Service Refactor"),
+        ("Payments Integration", "Auth Service Refactor"),
+    }
+    assert {f.closed_by_episode.external_id for f in closed} == {"ship"}
+    # Nothing deleted: the retired version, its claims and its evidence are all still there.
+    assert before.claims.exists() and before.episodes.count() == 3
+    assert Episode.objects.count() == episodes_before + 1
+    # The pattern re-forms around what blocks work now: the payments integration.
+    for successor in before.successors.all():
+        assert successor.status == Observation.Status.ACTIVE
+        assert "Auth Service Refactor" not in successor.name
+
+
+@pytest.mark.django_db
+def test_a_second_run_on_unchanged_evidence_leaves_everything_untouched(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+    (observation,) = active(graph)
+
+    run = run_pipeline(graph)
+
+    assert run is not None and run.counts["untouched"] == 1
+    assert run.counts["created"] == run.counts["updated"] == run.counts["retired"] == 0
+    assert active(graph) == [observation]
+
+
+@pytest.mark.django_db
+def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> None:
+    PipelineRun.objects.create(graph=graph, status=PipelineRun.Status.RUNNING,
+                               started_at=datetime.now().astimezone(),
+                               heartbeat_at=datetime.now().astimezone())
+
+    assert run_pipeline(graph) is None
