@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from memory.ingestion import IngestReport, ingest_records
-from memory.models import Graph
-from tests.factories import GraphFactory
+from memory.models import Graph, Membership
+from tests.factories import GraphFactory, MembershipFactory, UserFactory
 
 pytest_plugins = ["tests.fake_openai"]
 
@@ -62,6 +62,30 @@ def _fresh_name_indexes() -> None:
 @pytest.fixture
 def graph(db: None) -> Graph:
     return GraphFactory(slug="project-atlas", name="Project Atlas")
+
+
+@pytest.fixture
+def owner(graph: Graph):  # type: ignore[no-untyped-def]
+    """Alice owns the graph."""
+    return MembershipFactory(graph=graph, user__username="alice", role=Membership.Role.OWNER).user
+
+
+@pytest.fixture
+def editor(graph: Graph):  # type: ignore[no-untyped-def]
+    """Erin may add updates and start runs."""
+    return MembershipFactory(graph=graph, user__username="erin", role=Membership.Role.EDITOR).user
+
+
+@pytest.fixture
+def member(graph: Graph):  # type: ignore[no-untyped-def]
+    """Bob is on the team: he can read the graph."""
+    return MembershipFactory(graph=graph, user__username="bob", role=Membership.Role.VIEWER).user
+
+
+@pytest.fixture
+def outsider(db: None):  # type: ignore[no-untyped-def]
+    """Charlie has no access to the graph: everything of it answers 404 to him."""
+    return UserFactory(username="charlie")
 
 
 IngestFn = Callable[..., IngestReport]
