@@ -293,17 +293,19 @@ class FactRecorder:
             self._end_if_already_done(key, span)
 
     def _ended_by_completion(self, entity: Entity) -> Q:
-        """The open facts a completion of ``entity`` ends (the resolution rules): dependencies on
-        it, and for an issue its reports and what it affects or followed."""
-        return (
-            Q(relation__in=["DEPENDS_ON", "REPORTED"], target=entity)
-            | Q(relation__in=["AFFECTS", "PRECEDED_BY"], source=entity)
-        )
+        """The facts a completion of ``entity`` ends, by the ontology's resolution rules
+        (dependencies on it; for an issue, its reports and what it affected or followed)."""
+        scope = Q()
+        for rule in self.ontology.resolution_rules:
+            scope |= Q(relation=rule.relation, **{rule.side: entity})
+        return scope
 
     def _ends_with_completion_of(self, span: Span, entity_id: int) -> bool:
-        if span.relation in {"DEPENDS_ON", "REPORTED"}:
-            return span.target_id == entity_id
-        return span.relation in {"AFFECTS", "PRECEDED_BY"} and span.source_id == entity_id
+        return any(
+            span.relation == rule.relation
+            and (span.target_id if rule.side == "target" else span.source_id) == entity_id
+            for rule in self.ontology.resolution_rules
+        )
 
     def _end_if_already_done(self, key: object, span: Span) -> None:
         """A dependency learned late (a backfill) on work that was finished after it began ends
