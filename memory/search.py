@@ -20,10 +20,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.postgres.aggregates import StringAgg
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Exists, F, Model, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import (
+    Exists,
+    F,
+    Model,
+    OuterRef,
+    Q,
+    QuerySet,
+    StringAgg,
+    Subquery,
+    TextField,
+    Value,
+)
 from django.db.models.functions import Coalesce
 
 from memory import selectors
@@ -134,13 +144,14 @@ def _sources(kind: str, graph: Graph, scope: Scope) -> tuple[QuerySet[Any], Any,
         aliases = (
             Alias.objects.filter(entity=OuterRef("pk"))
             .values("entity")
-            .annotate(names=StringAgg("name", delimiter=" "))
+            .annotate(names=StringAgg("name", delimiter=Value(" ")))
             .values("names")
         ) if connection.vendor == "postgresql" else None
         document = SearchVector("name", weight="A", config=CONFIG)
         if aliases is not None:
             document += SearchVector(
-                Coalesce(Subquery(aliases), Value("")), weight="B", config=CONFIG
+                Coalesce(Subquery(aliases), Value(""), output_field=TextField()), weight="B",
+                config=CONFIG,
             )
         return entities, document, {"name": 3.0, "aliases__name": 1.0}
     raise ValueError(f"unknown kind {kind!r}")

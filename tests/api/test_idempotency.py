@@ -50,7 +50,7 @@ def test_the_same_key_with_another_body_is_a_422(api: ClientFor, owner, graph: G
 
 def test_a_key_in_flight_is_a_409_with_retry_after(api: ClientFor, owner, graph: Graph) -> None:
     if connection.vendor == "postgresql":
-        pytest.skip("PostgreSQL decides by advisory lock; see test_api_crash")
+        pytest.skip("PostgreSQL decides by advisory lock; see test_crash")
     client = api(owner)
     bulk(client, graph, SEED, "batch-1")
     record = IdempotencyRecord.objects.get()

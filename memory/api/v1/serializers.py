@@ -46,7 +46,18 @@ class PageQuery(serializers.Serializer):
 # --- Graphs ----------------------------------------------------------------------------------
 
 
-class GraphSerializer(serializers.ModelSerializer):
+class ReadOnlyModelSerializer(serializers.ModelSerializer):
+    """An output serializer: every field read-only, so the schema carries no database-dependent
+    bounds (integer ranges differ between SQLite and PostgreSQL)."""
+
+    def get_extra_kwargs(self) -> dict[str, Any]:
+        extra = super().get_extra_kwargs()
+        for name in self.Meta.fields:
+            extra.setdefault(name, {})["read_only"] = True
+        return extra
+
+
+class GraphSerializer(ReadOnlyModelSerializer):
     role = serializers.CharField(
         allow_null=True, read_only=True,
         help_text="Your role: viewer, editor or owner; null for a superuser's audit access.")
@@ -67,7 +78,7 @@ class GraphCreateInput(serializers.Serializer):
 # --- Episodes --------------------------------------------------------------------------------
 
 
-class EpisodeSerializer(serializers.ModelSerializer):
+class EpisodeSerializer(ReadOnlyModelSerializer):
     class Meta:
         model = Episode
         fields = ["uuid", "external_id", "author", "source", "type", "content", "data",
@@ -138,18 +149,20 @@ class EpisodeQuery(PageQuery):
 # --- Entities and facts ----------------------------------------------------------------------
 
 
-class EntityRefSerializer(serializers.ModelSerializer):
+class EntityRefSerializer(ReadOnlyModelSerializer):
     class Meta:
         model = Entity
         fields = ["uuid", "name", "type"]
 
 
-class FactSerializer(serializers.ModelSerializer):
+class FactSerializer(ReadOnlyModelSerializer):
     fact = serializers.CharField(source="sentence")
     source = EntityRefSerializer()
     target = EntityRefSerializer()
     current = serializers.BooleanField(source="is_open",
                                        help_text="Neither ended in the world nor expired.")
+    close_reason = serializers.ChoiceField(choices=Fact.CloseReason.choices, allow_blank=True,
+                                           read_only=True, help_text="Empty while open.")
     episodes = serializers.SerializerMethodField()
 
     class Meta:
@@ -173,7 +186,7 @@ class FactQuery(PageQuery):
     entity = serializers.UUIDField(required=False, help_text="Facts touching this entity.")
 
 
-class EntitySerializer(serializers.ModelSerializer):
+class EntitySerializer(ReadOnlyModelSerializer):
     aliases = serializers.SerializerMethodField()
 
     class Meta:
@@ -207,7 +220,10 @@ class RootBlockerSerializer(serializers.Serializer):
     reach_work_items = serializers.IntegerField()
 
 
-class ObservationSerializer(serializers.ModelSerializer):
+class ObservationSerializer(ReadOnlyModelSerializer):
+    retired_reason = serializers.ChoiceField(choices=Observation.RetiredReason.choices,
+                                             allow_blank=True, read_only=True,
+                                             help_text="Empty while active.")
     root_blockers = serializers.SerializerMethodField()
     episodes = serializers.SerializerMethodField()
 
@@ -243,7 +259,7 @@ class RetiredQuery(PageQuery):
     kind = serializers.ChoiceField(choices=Observation.Kind.choices, required=False)
 
 
-class EpisodeRefSerializer(serializers.ModelSerializer):
+class EpisodeRefSerializer(ReadOnlyModelSerializer):
     class Meta:
         model = Episode
         fields = ["uuid", "external_id", "author", "reference_time", "content"]
@@ -269,7 +285,10 @@ class ClaimSerializer(serializers.Serializer):
     facts = CitedFactSerializer(many=True, source="facts.all")
 
 
-class VersionSerializer(serializers.ModelSerializer):
+class VersionSerializer(ReadOnlyModelSerializer):
+    retired_reason = serializers.ChoiceField(choices=Observation.RetiredReason.choices,
+                                             allow_blank=True, read_only=True)
+
     class Meta:
         model = Observation
         fields = ["uuid", "version", "status", "created_at", "retired_at", "retired_reason"]
@@ -317,7 +336,7 @@ class ObservationDetailSerializer(ObservationSerializer):
 # --- Runs and search -------------------------------------------------------------------------
 
 
-class RunSerializer(serializers.ModelSerializer):
+class RunSerializer(ReadOnlyModelSerializer):
     percent = serializers.SerializerMethodField()
 
     class Meta:
