@@ -44,6 +44,17 @@ def _tasks_in_process() -> None:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing() -> None:
+    """Real hashing costs half a second per user; tests create hundreds of them."""
+    from django.conf import settings
+    from django.contrib.auth.hashers import get_hashers, get_hashers_by_algorithm
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    get_hashers.cache_clear()
+    get_hashers_by_algorithm.cache_clear()
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _session_cache_prefix() -> None:
     """Keys of this test session never meet those of an earlier one in a shared Redis."""
     from django.core.cache import caches
