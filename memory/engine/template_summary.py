@@ -230,11 +230,13 @@ class _Writer:
         n = root.reach_work_items
         cleared = f"all {n} workstreams" if n > 1 else "the one workstream waiting on it"
         text = f"Unblocking {self.subject(root)} clears {cleared}"
-        if root.people:
+        if len(root.people) == 1:
+            text += f" and unblocks {self.name(root.people[0].entity_id)}"
+        elif root.people:
             them = "them" if n > 1 else "it"
             names = self.listing([self.name(p.entity_id) for p in root.people])
-            people = count(len(root.people), "person", "people")
-            text += f" and the {people} waiting on {them}: {names}"
+            text += f" and the {count(len(root.people), 'person', 'people')} waiting on {them}: "
+            text += names
         person_facts = [f for person in root.people for f in person.fact_ids]
         return self.claim(text, [*root.chain_fact_ids, *person_facts])
 

@@ -155,6 +155,19 @@ def test_a_chain_without_owners_says_so() -> None:
     ]
 
 
+def test_a_blocker_holding_up_one_person_names_who_it_unblocks() -> None:
+    story = Story().declare("Person", "Bob", "Clara")
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Payments"))
+    story.episode("Clara", ("Clara", "RESPONSIBLE_FOR", "Checkout"),
+                  ("Checkout", "DEPENDS_ON", "Payments"), ("Bob", "RESPONSIBLE_FOR", "Payments"))
+
+    last = summary_of(story).claims[-1].text
+
+    assert last == (
+        "Unblocking the Payments clears the one workstream waiting on it and unblocks Clara."
+    )
+
+
 # -- recurring issues -------------------------------------------------------------------------
 
 
