@@ -5,7 +5,6 @@ same picture."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +13,7 @@ import igraph
 
 from memory.models import Episode
 
-LABEL_CHARS = 26
+LABEL_CHARS = 25
 """A box label longer than this is shortened with "…" (the full name is in its tooltip)."""
 EPISODE_NODES = 60
 """At most this many episodes are drawn; the list under the picture has them all."""
@@ -32,6 +31,19 @@ class Node:
     """A CSS class: ``root``, ``direct``, ``downstream``..."""
     anchor: str = ""
     """A fragment on the page the node links to, if any."""
+
+    @property
+    def text_x(self) -> float:
+        return self.x + 12
+
+    @property
+    def left(self) -> float:
+        """For a node drawn centred on (x, y) with the diagram's node width."""
+        return self.x - SIGNATURE_W / 2
+
+    @property
+    def top(self) -> float:
+        return self.y - SIGNATURE_H / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +76,7 @@ def shorten(text: str, limit: int = LABEL_CHARS) -> str:
 
 # --- The dependency chain ---------------------------------------------------------------------
 
-BOX_W, BOX_H, COL_GAP, ROW_GAP, PAD = 188.0, 54.0, 72.0, 22.0, 12.0
+BOX_W, BOX_H, COL_GAP, ROW_GAP, PAD = 204.0, 54.0, 72.0, 22.0, 12.0
 
 
 def _layers_to_sinks(count: int, edges: Sequence[tuple[int, int]]) -> list[int] | None:
@@ -155,7 +167,10 @@ def _connector(ax: float, ay: float, bx: float, by: float) -> str:
 
 # --- The cluster's episode graph --------------------------------------------------------------
 
-GRAPH_W, GRAPH_H, NODE_R, GRAPH_PAD = 640.0, 340.0, 17.0, 40.0
+EPISODE_ROW, NODE_R, GRAPH_PAD = 36.0, 13.0, 16.0
+EPISODE_COLUMN, LINK_GAP = 170.0, 150.0
+SIGNATURE_W, SIGNATURE_H = 300.0, 28.0
+GRAPH_W = GRAPH_PAD * 2 + EPISODE_COLUMN + LINK_GAP + SIGNATURE_W
 
 
 def initials(author: str) -> str:
@@ -169,52 +184,56 @@ def episode_graph_diagram(
     episodes: Sequence[Episode], links: Sequence[Mapping[str, Any]],
     signature_texts: Sequence[str],
 ) -> Diagram | None:
-    """Nodes are the cluster's episodes, an edge joins two episodes that share a signature (its
-    tooltip says which). Kamada–Kawai from a circle, so the picture is the same every time."""
+    """The cluster's episode graph with its shared signatures drawn as nodes of their own: the
+    episodes in a column on the left (in time order), the signatures on the right, a line from
+    each episode to every signature it shares. Two episodes are linked in the episode graph
+    exactly when they meet at a signature; drawing the signature once instead of an edge per
+    pair keeps a signature shared by ten updates from becoming a forty-five-edge hairball.
+    igraph's two-layer Sugiyama layout orders the signatures to cross as few lines as possible."""
     shown = list(episodes[:EPISODE_NODES])
-    if len(shown) < 2:
+    if len(shown) < 2 or not links:
         return None
     index = {e.pk: i for i, e in enumerate(shown)}
-    shared: dict[tuple[int, int], list[str]] = {}
-    for link, text in zip(links, signature_texts, strict=True):
-        members = sorted(index[e] for e in link.get("episodes", []) if e in index)
-        for pos, a in enumerate(members):
-            for b in members[pos + 1:]:
-                shared.setdefault((a, b), []).append(text)
-    pairs = sorted(shared)
-    graph = igraph.Graph(n=len(shown), edges=pairs)
-    start = graph.layout_circle()
-    layout = graph.layout_kamada_kawai(seed=start.coords) if pairs else start
-    xs = [c[0] for c in layout.coords]
-    ys = [c[1] for c in layout.coords]
-    span_x = (max(xs) - min(xs)) or 1.0
-    span_y = (max(ys) - min(ys)) or 1.0
-
-    def position(i: int) -> tuple[float, float]:
-        return (GRAPH_PAD + (xs[i] - min(xs)) / span_x * (GRAPH_W - 2 * GRAPH_PAD),
-                GRAPH_PAD + (ys[i] - min(ys)) / span_y * (GRAPH_H - 2 * GRAPH_PAD))
+    count = len(shown)
+    pairs: list[tuple[int, int]] = []
+    for position, link in enumerate(links):
+        pairs.extend((index[e], count + position) for e in link.get("episodes", []) if e in index)
+    graph = igraph.Graph(n=count + len(links), edges=pairs, directed=True)
+    # Episodes keep their time order (layer 0 is fixed by giving igraph their order as the
+    # starting positions); the signatures' order comes from the crossing minimisation.
+    layout = graph.layout_sugiyama(layers=[0] * count + [1] * len(links))
+    sig_rank = sorted(range(len(links)), key=lambda s: (layout.coords[count + s][0], s))
+    height = GRAPH_PAD * 2 + max(count * EPISODE_ROW, len(links) * (SIGNATURE_H + 12))
+    episode_y = [GRAPH_PAD + EPISODE_ROW * (i + 0.5)
+                 + (height - 2 * GRAPH_PAD - count * EPISODE_ROW) / 2 for i in range(count)]
+    slot = (height - 2 * GRAPH_PAD) / len(links)
+    signature_y = {s: GRAPH_PAD + slot * (rank + 0.5) for rank, s in enumerate(sig_rank)}
+    episode_x = GRAPH_PAD + NODE_R
+    signature_x = GRAPH_PAD + EPISODE_COLUMN + LINK_GAP + SIGNATURE_W / 2
 
     nodes = []
-    for episode, i in index.items():
-        row = shown[i]
-        x, y = position(i)
-        when = row.reference_time.strftime("%d %b")
+    for i, row in enumerate(shown):
+        when = row.reference_time.strftime("%a %-d %b")
         nodes.append(Node(
-            key=str(episode), label=initials(row.author), x=x, y=y,
-            sublabel=shorten(f"{row.author or 'Unknown'} · {when}", 22),
+            key=f"e{row.pk}", label=initials(row.author), x=episode_x, y=episode_y[i],
+            kind="episode", sublabel=shorten(f"{row.author or 'Unknown'} · {when}", 24),
             title=f"{row.author or 'Unknown'}, {when}: {shorten(row.text, 90)}",
             anchor=f"episode-{row.uuid}",
         ))
+    for s, text in enumerate(signature_texts):
+        nodes.append(Node(key=f"s{s}", label=shorten(text, 42), title=text, x=signature_x,
+                          y=signature_y[s], kind="signature"))
     edges = []
+    start_x = GRAPH_PAD + EPISODE_COLUMN
+    end_x = signature_x - SIGNATURE_W / 2
     for a, b in pairs:
-        (ax, ay), (bx, by) = position(a), position(b)
-        length = math.hypot(bx - ax, by - ay) or 1.0
-        # Stop at the circles' rims so the line does not run under the initials.
-        dx, dy = (bx - ax) / length * NODE_R, (by - ay) / length * NODE_R
+        y1, y2 = episode_y[a], signature_y[b - count]
+        bend = (end_x - start_x) / 2
         edges.append(Edge(
-            path=f"M{ax + dx:.1f},{ay + dy:.1f} L{bx - dx:.1f},{by - dy:.1f}",
-            title="; ".join(shared[(a, b)]),
-            kind="strong" if len(shared[(a, b)]) > 1 else "",
+            path=(f"M{start_x:.1f},{y1:.1f} C{start_x + bend:.1f},{y1:.1f} "
+                  f"{end_x - bend:.1f},{y2:.1f} {end_x:.1f},{y2:.1f}"),
+            title=f"{shown[a].author or 'Unknown'}: {signature_texts[b - count]}",
         ))
-    return Diagram(width=GRAPH_W, height=GRAPH_H, nodes=nodes, edges=edges, radius=NODE_R,
+    return Diagram(width=GRAPH_W, height=height, nodes=nodes, edges=edges, radius=NODE_R,
+                   node_width=SIGNATURE_W, node_height=SIGNATURE_H,
                    truncated=max(0, len(episodes) - len(shown)))
