@@ -31,6 +31,7 @@ from memory.models import (
     Observation,
     PipelineRun,
 )
+from memory.selectors import graphs_for_user
 
 ENTITY_CHOICES = 40
 """How many entities the board's entity filter offers (those most observations involve)."""
@@ -110,6 +111,11 @@ def entity_choices(graph: Graph, selected: UUID | None = None) -> list[tuple[str
     if selected and all(uuid != selected for uuid, _ in top):
         top += list(Entity.objects.filter(graph=graph, uuid=selected).values_list("uuid", "name"))
     return [(str(uuid), name) for uuid, name in top]
+
+
+def switcher_graphs(user: Any) -> QuerySet[Graph]:
+    """The graphs the user is a member of, for the graph switcher (one query, when listed)."""
+    return graphs_for_user(user).only("pk", "slug", "name")
 
 
 def active_run(graph: Graph) -> PipelineRun | None:

@@ -28,10 +28,10 @@ from dashboard.selectors import (
     board_observations,
     entity_choices,
     graph_has_episodes,
+    switcher_graphs,
 )
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import PipelineRun
-from memory.selectors import graphs_for_user
 
 PAGE_SIZE = 24
 BADGE_DAYS = 7
@@ -71,7 +71,7 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     fragment = wants_fragment(request, FRAGMENTS)
     if not fragment:
         # Only the full page shows these: the switcher, the entity filter, the run's progress.
-        context["graphs"] = graphs_for_user(request.user)
+        context["graphs"] = switcher_graphs(request.user)
         context["entity_options"] = entity_choices(graph, filters.entity)
         context["run"] = active_run(graph)
     response = render_page(request, "dashboard/board.html", context, fragments=FRAGMENTS)

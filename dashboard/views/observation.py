@@ -30,9 +30,9 @@ from dashboard.selectors import (
     observation_claims,
     related_observations,
     retirement_evidence,
+    switcher_graphs,
 )
 from dashboard.views.common import login_required, render_page, wants_fragment
-from memory.selectors import graphs_for_user
 
 FRAGMENTS = frozenset({"claims"})
 
@@ -64,7 +64,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
         versions = lineage_versions(observation)
         related = related_observations(observation)
         context.update(
-            graphs=graphs_for_user(request.user),
+            graphs=switcher_graphs(request.user),
             run=run,
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
             blockers=root_blockers(structure),

@@ -15,9 +15,8 @@ from dashboard.access import graph_for_user
 from dashboard.forms import RetiredFilterForm, end_of_day, start_of_day
 from dashboard.http import AuthenticatedHttpRequest
 from dashboard.presenters import card
-from dashboard.selectors import retired_observations
+from dashboard.selectors import retired_observations, switcher_graphs
 from dashboard.views.common import login_required, render_page, wants_fragment
-from memory.selectors import graphs_for_user
 
 PAGE_SIZE = 24
 FRAGMENTS = frozenset({"retired-results"})
@@ -49,7 +48,7 @@ def retired(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     }
     fragment = wants_fragment(request, FRAGMENTS)
     if not fragment:
-        context["graphs"] = graphs_for_user(request.user)
+        context["graphs"] = switcher_graphs(request.user)
     response = render_page(request, "dashboard/retired.html", context, fragments=FRAGMENTS)
     if fragment:
         query = context["query"]
