@@ -11,6 +11,7 @@ view them, never add, change or delete them. Merge suggestions are decided throu
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.contrib import admin, messages
@@ -72,7 +73,10 @@ def admin_link(obj: Any, text: Any = None) -> SafeString:
 
 
 def pretty_json(value: Any) -> SafeString:
-    return format_html("<pre>{}</pre>", json.dumps(value, indent=2, sort_keys=True, default=str))
+    text = json.dumps(value, indent=2, sort_keys=True, default=str)
+    # Lists of ids on one line each: a structure is mostly id lists.
+    text = re.sub(r"\[\s+([-\d.,\s]+?)\s+\]", lambda m: "[" + " ".join(m[1].split()) + "]", text)
+    return format_html("<pre>{}</pre>", text)
 
 
 # --- Graphs and members (editable: this is where owners are set up) ----------------------------
@@ -184,8 +188,19 @@ class ObservationAdmin(ReadOnlyAdmin):
     list_select_related = ["graph"]
     date_hierarchy = "created_at"
     inlines = [ClaimInline]
-    exclude = ["structure", "retirement", "episodes", "facts", "entities", "predecessors"]
     readonly_fields = ["dashboard_link", "structure_json", "retirement_json", "lineage_links"]
+    fieldsets = [
+        (None, {"fields": ["name", "summary", "dashboard_link", "graph", "kind", "status",
+                           "uuid", "lineage", "version", "lineage_links"]}),
+        ("Evidence", {"fields": ["window_start", "window_end", "episode_count", "fact_count",
+                                 "people_count", "reach_people", "reach_work_items",
+                                 "evidence_fingerprint"]}),
+        ("How it was written", {"fields": ["generator", "prompt_version", "llm_call", "tokens",
+                                           "created_by_run", "created_at"]}),
+        ("Retirement", {"fields": ["retired_at", "retired_by_run", "retired_reason",
+                                   "retirement_json"]}),
+        ("Structure", {"fields": ["structure_json"], "classes": ["collapse"]}),
+    ]
 
     @admin.display(description="open in the dashboard")
     def dashboard_link(self, observation: Observation) -> SafeString:
@@ -215,8 +230,16 @@ class PipelineRunAdmin(ReadOnlyAdmin):
     list_filter = ["graph", "status", "trigger"]
     list_select_related = ["graph"]
     date_hierarchy = "created_at"
-    exclude = ["settings", "progress", "counts", "timings", "audit"]
     readonly_fields = ["settings_json", "counts_json", "timings_json", "audit_json"]
+    fieldsets = [
+        (None, {"fields": ["uuid", "graph", "status", "trigger", "as_of", "stage", "error",
+                           "requested_by", "data_version"]}),
+        ("Times", {"fields": ["created_at", "started_at", "heartbeat_at", "finished_at",
+                              "published_at"]}),
+        ("Model use", {"fields": ["llm_calls", "llm_cached", "tokens_in", "tokens_out"]}),
+        ("Settings and outcome", {"fields": ["settings_json", "counts_json", "timings_json"]}),
+        ("Clustering audit", {"fields": ["audit_json"], "classes": ["collapse"]}),
+    ]
 
     @admin.display(description="settings")
     def settings_json(self, run: PipelineRun) -> SafeString:
