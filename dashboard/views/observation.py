@@ -33,6 +33,7 @@ from dashboard.selectors import (
     switcher_graphs,
 )
 from dashboard.views.common import login_required, render_page, wants_fragment
+from memory.models import Observation
 
 FRAGMENTS = frozenset({"claims"})
 
@@ -51,7 +52,8 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
     context = {
         "access": access,
         "graph": access.graph,
-        "section": "board",
+        # The graph's tab the page belongs under: a retired version lives in the history.
+        "section": "retired" if observation.status == Observation.Status.RETIRED else "board",
         "observation": observation,
         "claims": claims,
         "expanded": expanded,
