@@ -36,6 +36,7 @@ document.addEventListener("securitypolicyviolation", (event) => {
 @pytest.fixture
 def browser() -> Iterator[object]:
     require(os.path.exists(CHROMIUM), f"browser tests need Chromium at {CHROMIUM}")
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a
@@ -47,6 +48,10 @@ def browser() -> Iterator[object]:
             chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             yield chromium
             chromium.close()
+            # While the loop runs, Django keys its connections by the loop's context: the ORM
+            # calls made meanwhile (loading the demo, the test's own look-ups) used connections of
+            # their own, which would stay open and block the test database's teardown.
+            connections.close_all()
     finally:
         if previous is None:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
