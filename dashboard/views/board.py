@@ -15,6 +15,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET
 from django_htmx.http import push_url, trigger_client_event
 
@@ -90,7 +91,9 @@ def run_progress(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     reloads its cards."""
     access = graph_for_user(request, slug)
     if not request.htmx:
-        return redirect("board", slug=slug)
+        response = redirect("board", slug=slug)
+        patch_vary_headers(response, ["HX-Request"])
+        return response
     watched = RunProgressForm(request.GET).values().get("run")
     run = None
     if watched:
@@ -100,6 +103,7 @@ def run_progress(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     context = {"access": access, "graph": access.graph, "run": run,
                "poll_seconds": POLL_SECONDS, "finished": run is not None and not run.is_active}
     response = TemplateResponse(request, "dashboard/board.html#run-progress", context)
+    patch_vary_headers(response, ["HX-Request"])
     if run is None or not run.is_active:
         response.status_code = 286  # stop polling
         if run is not None and run.status == PipelineRun.Status.SUCCEEDED:
