@@ -168,7 +168,7 @@ def _connector(ax: float, ay: float, bx: float, by: float) -> str:
 # --- The cluster's episode graph --------------------------------------------------------------
 
 EPISODE_ROW, NODE_R, GRAPH_PAD = 36.0, 13.0, 16.0
-EPISODE_COLUMN, LINK_GAP = 170.0, 150.0
+EPISODE_COLUMN, LINK_GAP = 200.0, 140.0
 SIGNATURE_W, SIGNATURE_H = 300.0, 28.0
 GRAPH_W = GRAPH_PAD * 2 + EPISODE_COLUMN + LINK_GAP + SIGNATURE_W
 

@@ -179,8 +179,8 @@ class RootBlockerView:
 @dataclass(frozen=True, slots=True)
 class IssueView:
     name: str
-    reporters: list[tuple[str, str]]
-    """(reporter, first reported ISO time)."""
+    reporters: list[tuple[str, datetime | None]]
+    """(reporter, first reported)."""
     affected: list[str]
     preceded_by: list[tuple[str, int, bool]]
     """(event, episodes, recurring)."""
@@ -214,12 +214,19 @@ def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
     ]
 
 
+def _when(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
 def recurring_issues(structure: Mapping[str, Any]) -> list[IssueView]:
     names = _names(structure)
     return [
         IssueView(
             name=_name(names, issue["issue"]),
-            reporters=[(_name(names, r["reporter"]), r.get("first_reported", ""))
+            reporters=[(_name(names, r["reporter"]), _when(r.get("first_reported")))
                        for r in issue.get("reports", [])],
             affected=[_name(names, a["entity"]) for a in issue.get("affected", [])],
             preceded_by=[(_name(names, e["event"]), len(e.get("episodes", [])),

@@ -342,3 +342,33 @@ def test_entities_are_not_queried_for_names(client: Client, owner, seeded) -> No
     html = signed_in(client, owner).get(detail_url(seeded)).content.decode()
 
     assert "Backend Team" in html
+
+
+def test_a_recurring_issue_lists_its_reporters_what_it_affects_and_what_came_before(
+    client: Client, graph, owner
+) -> None:
+    structure = {
+        "kind": "recurring_issue", "links": [], "dependency": None,
+        "recurring": {"issues": [{
+            "issue": 1, "episodes": [],
+            "reports": [{"reporter": 2, "facts": [], "episodes": [],
+                         "first_reported": "2026-11-09T10:00:00+00:00"},
+                        {"reporter": 3, "facts": [], "episodes": [],
+                         "first_reported": "2026-11-10T10:00:00+00:00"}],
+            "affected": [{"entity": 4, "facts": []}],
+            "preceded_by": [{"event": 5, "facts": [], "episodes": [7, 8], "recurring": True}],
+        }], "recurring_events": []},
+        "names": {"1": "Timeout Errors", "2": "Acme Corp", "3": "Initech", "4": "CSV Export",
+                  "5": "Nightly Backfill"},
+    }
+    observation = ObservationFactory(graph=graph, kind=Observation.Kind.RECURRING_ISSUE,
+                                     structure=structure)
+
+    html = signed_in(client, owner).get(detail_url(observation)).content.decode()
+
+    assert "Recurring issue: Timeout Errors" in html
+    assert 'Acme Corp <span class="muted small">first 9 Nov</span>' in html
+    assert "<li>CSV Export</li>" in html
+    assert "Nightly Backfill" in html and "2 episodes · recurring" in html
+    assert "not a cause" in html
+    assert '<svg class="chain"' not in html
