@@ -40,7 +40,7 @@ venv: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py demo
+	$(PY) manage.py demo --url http://$(HOST)/
 	$(PY) manage.py runserver $(HOST)
 
 test: $(VENV)/.installed-test

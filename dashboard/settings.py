@@ -198,6 +198,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+if not PRODUCTION:
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns about a missing one
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -243,4 +245,54 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     "loggers": {"memory": {"level": env_str("LOG_LEVEL", "INFO")}},
+}
+
+# --- APIs (memory/api): native /api/v1/ and the Zep v4-compatible /api/v4/ -----------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memory.api.auth.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memory.api.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+# Per API key (per user for sessions): "api" for reads, "ingest" for writes.
+API_THROTTLE_RATES = {
+    "api": env_str("API_THROTTLE_RATE", "1200/min"),
+    "ingest": env_str("API_INGEST_THROTTLE_RATE", "600/min"),
+}
+API_MAX_BULK_EPISODES = env_int("API_MAX_BULK_EPISODES", 1000)
+IDEMPOTENCY_TTL_SECONDS = env_int("IDEMPOTENCY_TTL_SECONDS", 24 * 3600)
+IDEMPOTENCY_LEASE_SECONDS = env_int("IDEMPOTENCY_LEASE_SECONDS", 60)
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Observations API",
+    "DESCRIPTION": (
+        "Write episodes, read facts, entities and observations (read-only), start pipeline "
+        "runs, search. Authenticate with `Authorization: Api-Key <key>` (or `Bearer <key>`). "
+        "Errors are `{\"error\": {\"code\", \"message\", \"param\", \"details\"}}`. Lists use "
+        "opaque cursors (`cursor`, `next_cursor`). Writes honour `Idempotency-Key`."
+    ),
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "PREPROCESSING_HOOKS": ["memory.api.schema.native_only"],
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "EpisodeStatusEnum": "memory.models.Episode.Status",
+        "RunStatusEnum": "memory.models.PipelineRun.Status",
+        "ObservationStatusEnum": "memory.models.Observation.Status",
+        "ObservationKindEnum": "memory.models.Observation.Kind",
+        "GraphKindEnum": "memory.models.Graph.Kind",
+        "IngestOutcomeEnum": ["stored", "duplicate", "rejected"],
+        "AddedOutcomeEnum": ["stored", "duplicate"],
+        "StatusFilterEnum": ["active", "retired", "all"],
+        "SearchKindEnum": ["observation", "fact", "episode", "entity"],
+    },
 }

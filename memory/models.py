@@ -577,3 +577,68 @@ class Claim(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+class ApiKey(models.Model):
+    """A key a program uses to call the APIs as its user. Only a hash of the secret is stored; the
+    full key (``obs_<prefix>_<secret>``) is shown once, when it is created. A key reaches exactly
+    the graphs its user reaches, with the user's role in each."""
+
+    user = models.ForeignKey(USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, unique=True)
+    """The visible start of the key, to tell keys apart on the page and in logs."""
+    hashed_key = models.CharField(max_length=64, unique=True)
+    """sha256 of the whole key, hex: the key is looked up by it, never stored in clear."""
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a write sent with an ``Idempotency-Key`` header, replayed to every
+    retry with the same key and the same request within its time to live
+    (draft-ietf-httpapi-idempotency-key-header). Keys are scoped to the API key (or the user, for
+    browser sessions) that sent them."""
+
+    class State(models.TextChoices):
+        IN_FLIGHT = "in_flight", "In flight"
+        DONE = "done", "Done"
+
+    scope = models.CharField(max_length=40)
+    """``key:<api key id>`` or ``user:<user id>``."""
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    """sha256 of method, path and body: the same key with another request is refused (422)."""
+    state = models.CharField(max_length=10, choices=State.choices, default=State.IN_FLIGHT)
+    locked_until = models.DateTimeField()
+    """While in flight, a retry before this time is told to wait (409); after it, the request that
+    held it is presumed dead and the retry takes over (on PostgreSQL an advisory lock tells
+    precisely, see ``memory.api.idempotency``)."""
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "key"], name="idempotency_one_per_scope_key"),
+        ]
+        indexes = [
+            # Purging expired records.
+            models.Index(fields=["expires_at"], name="idempotency_expiry"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.key} ({self.state})"

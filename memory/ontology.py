@@ -15,7 +15,7 @@ Each relation declares how it links episodes in the episode graph (DESIGN §4):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 LinkingMode = Literal["pair", "target", "none"]
@@ -43,6 +43,25 @@ COMPLETION_STATUSES: frozenset[str] = frozenset(
 
 
 @dataclass(frozen=True)
+class ResolutionRule:
+    """When an entity reaches a completion status, its open ``relation`` facts on ``side`` end
+    (``side="target"``: facts pointing at it; ``"source"``: facts from it)."""
+
+    relation: str
+    side: Literal["source", "target"]
+
+
+# A work item done ends what waits on it; an issue resolved ends its reports and what it was seen
+# to affect or follow — so its recurring-issue observation retires instead of living on.
+DEFAULT_RESOLUTION_RULES: tuple[ResolutionRule, ...] = (
+    ResolutionRule("DEPENDS_ON", "target"),
+    ResolutionRule("REPORTED", "target"),
+    ResolutionRule("AFFECTS", "source"),
+    ResolutionRule("PRECEDED_BY", "source"),
+)
+
+
+@dataclass(frozen=True)
 class Relation:
     name: str
     description: str
@@ -65,8 +84,7 @@ class Ontology:
     relations: dict[str, Relation]
     completion_statuses: frozenset[str]
     allow_relates_to: bool = False
-    aliases: dict[str, str] = field(default_factory=dict)
-    """Other spellings of relation names → (canonical name, reversed?)."""
+    resolution_rules: tuple[ResolutionRule, ...] = DEFAULT_RESOLUTION_RULES
 
     def relation(self, name: str) -> Relation | None:
         return self.relations.get(name)
@@ -110,6 +128,9 @@ class Ontology:
                 for r in self.relations.values()
             ],
             "completion_statuses": sorted(self.completion_statuses),
+            "resolution_rules": [
+                {"relation": r.relation, "side": r.side} for r in self.resolution_rules
+            ],
             "allow_relates_to": self.allow_relates_to,
         }
 
@@ -228,6 +249,7 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
                                     "target_types": ["Product"], "phrasings": ["supplies"]},
                        "USES": {"linking": "pair"}},  # change a default relation
          "completion_statuses": ["deployed"],
+         "resolution_rules": [{"relation": "DEPENDS_ON", "side": "target"}],
          "allow_relates_to": true}
     """
     ontology = default_ontology()
@@ -272,9 +294,18 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
     completion = ontology.completion_statuses | frozenset(
         s.strip().lower() for s in overrides.get("completion_statuses", [])
     )
+    rules = ontology.resolution_rules
+    if "resolution_rules" in overrides:
+        rules = tuple(
+            ResolutionRule(r["relation"].strip().upper(), r["side"])
+            for r in overrides["resolution_rules"]
+        )
+        if any(rule.side not in ("source", "target") for rule in rules):
+            raise ValueError("resolution rules: side must be source or target")
     return Ontology(
         entity_types=entity_types,
         relations=relations,
         completion_statuses=completion,
         allow_relates_to=bool(overrides.get("allow_relates_to", False)),
+        resolution_rules=rules,
     )

@@ -189,7 +189,10 @@ class FactRecorder:
             if relation and relation.single_valued:
                 scope |= Q(source=source, relation=fact.relation)
             if self._is_completion(fact):
-                scope |= Q(relation="DEPENDS_ON", target=source)
+                scope |= self._ended_by_completion(source)
+            if fact.relation == "DEPENDS_ON":
+                # Is what it waits on already done? (a backfilled dependency)
+                scope |= Q(source=target, relation="HAS_STATUS")
         for closure in extraction.closures:
             source = self._entity(closure.source, closure.source_type)
             if source is None:
@@ -202,7 +205,9 @@ class FactRecorder:
         # Closed facts count too (a backfill may land inside their interval); facts retracted
         # without an end (expired, no invalid_at) do not.
         believed = Q(expired_at__isnull=True) | Q(invalid_at__isnull=False)
-        for fact in Fact.objects.filter(scope, believed, graph=self.graph):
+        for fact in Fact.objects.filter(scope, believed, graph=self.graph).select_related(
+            "target"
+        ):
             self._track(fact.pk, fact)
 
     def _track(self, key: object, fact: Fact) -> Span:
@@ -281,10 +286,39 @@ class FactRecorder:
         if relation and relation.single_valued:
             self._apply_single_valued(key, span)
         if self._is_completion(item):
-            dependents = [s for s in self.spans
-                          if s.relation == "DEPENDS_ON" and s.target_id == source.pk]
-            for closing in decide_resolution(valid_at, dependents):
+            ended = [s for s in self.spans if self._ends_with_completion_of(s, source.pk)]
+            for closing in decide_resolution(valid_at, ended):
                 self._end(closing.span.key, closing.at, Fact.CloseReason.RESOLUTION, by_fact=key)
+        if item.relation == "DEPENDS_ON" and fact.invalid_at is None:
+            self._end_if_already_done(key, span)
+
+    def _ended_by_completion(self, entity: Entity) -> Q:
+        """The facts a completion of ``entity`` ends, by the ontology's resolution rules
+        (dependencies on it; for an issue, its reports and what it affected or followed)."""
+        scope = Q()
+        for rule in self.ontology.resolution_rules:
+            scope |= Q(relation=rule.relation, **{rule.side: entity})
+        return scope
+
+    def _ends_with_completion_of(self, span: Span, entity_id: int) -> bool:
+        return any(
+            span.relation == rule.relation
+            and (span.target_id if rule.side == "target" else span.source_id) == entity_id
+            for rule in self.ontology.resolution_rules
+        )
+
+    def _end_if_already_done(self, key: object, span: Span) -> None:
+        """A dependency learned late (a backfill) on work that was finished after it began ends
+        when that work was done — it never waits forever on something shipped."""
+        completions = [
+            s for s in self.spans
+            if s.relation == "HAS_STATUS" and s.source_id == span.target_id
+            and not s.expired and s.valid_at >= span.valid_at
+            and self.ontology.is_completion_status(self.facts[s.key].target.name)
+        ]
+        if completions:
+            done = min(completions, key=lambda s: (s.valid_at, str(s.key)))
+            self._end(key, done.valid_at, Fact.CloseReason.RESOLUTION, by_fact=done.key)
 
     def _apply_single_valued(self, key: object, span: Span) -> None:
         scope = [s for s in self.spans if s.key != key and s.source_id == span.source_id
@@ -321,7 +355,8 @@ class FactRecorder:
         at = max(at, fact.valid_at)
         fact.invalid_at = at
         span.invalid_at = at
-        if fact.expired_at is None:
+        # Only a fact believed open until now expires; one learned already ended never was.
+        if fact.expired_at is None and fact.pk is not None:
             fact.expired_at = self.now
         fact.close_reason = reason
         if by_fact is None:

@@ -29,6 +29,7 @@ MIN_FUZZY_LENGTH = 5
 
 # Types that may describe the same thing (a merge between them is suggested, never automatic).
 _COMPATIBLE = [{"WorkItem", "Service", "Product"}, {"Customer"}, {"Person"}, {"Team"}]
+_NUMBER = re.compile(r"\d+")
 _ORG_SUFFIX = re.compile(r"\s+(inc|corp|corporation|ltd|llc|gmbh|co|company|plc|sa|ag)$")
 
 
@@ -71,14 +72,18 @@ class NameIndex:
         if len(normalized) < MIN_FUZZY_LENGTH:
             return []
         key = match_key(normalized)
+        numbers = _NUMBER.findall(key)
         found: list[tuple[int, float, str]] = []
         for other_type, names in self.by_type.items():
             if not compatible_types(entity_type, other_type) or not names:
                 continue
-            for _, score, pk in process.extract(
-                key, names, scorer=fuzz.ratio, score_cutoff=SUGGEST_SCORE, limit=3
+            for other, score, pk in process.extract(
+                key, names, scorer=fuzz.ratio, score_cutoff=SUGGEST_SCORE, limit=5
             ):
-                found.append((pk, float(score), other_type))
+                # "502 Errors" and "500 Errors", "Q3 Plan" and "Q4 Plan": one digit apart in
+                # spelling, never the same thing.
+                if _NUMBER.findall(other) == numbers:
+                    found.append((pk, float(score), other_type))
         found.sort(key=lambda c: (-c[1], c[0]))
         return found
 

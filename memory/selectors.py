@@ -76,13 +76,13 @@ def entity_facts(entity: Entity) -> tuple[list[Fact], list[Fact]]:
         .select_related("source", "target")
         .order_by("valid_at", "pk")
     )
-    current = [
+    # Ended = something closed it (or it was retracted); a fact dated ahead still stands.
+    ended = [
         f for f in facts
-        if f.expired_at is None and f.valid_at <= now and (f.invalid_at is None
-                                                           or f.invalid_at > now)
+        if f.expired_at is not None or (f.invalid_at is not None and f.invalid_at <= now)
     ]
-    current_ids = {f.pk for f in current}
-    return current, [f for f in facts if f.pk not in current_ids]
+    ended_ids = {f.pk for f in ended}
+    return [f for f in facts if f.pk not in ended_ids], ended
 
 
 def graph_episodes(graph: Graph) -> QuerySet[Episode]:

@@ -84,7 +84,7 @@ import math
 import random
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
@@ -419,15 +419,27 @@ def judge_hub_candidates(
     legitimately, but two boilerplate sentences restated together must not make each other look
     harmless."""
     rows_of = rows_of_episodes(rows, {e for link in candidates.values() for e in link.episode_ids})
-    asides = {
-        key: count_asides(key, link.episode_ids, rows_of, linking, episode_authors)
-        for key, link in candidates.items()
-    }
-    suspects = {
-        key for key, (multi, aside) in asides.items()
-        if is_aside(multi, aside, settings)
-        and restated_share(candidates[key]) >= settings.hub_min_restated_share
-    }
+    def measure(ignored: Collection[SignatureKey]) -> dict[SignatureKey, tuple[int, int]]:
+        return {
+            key: count_asides(key, link.episode_ids, rows_of, linking, episode_authors,
+                              ignored=ignored)
+            for key, link in candidates.items()
+        }
+
+    def restated_asides(asides: Mapping[SignatureKey, tuple[int, int]]) -> set[SignatureKey]:
+        return {
+            key for key, (multi, aside) in asides.items()
+            if is_aside(multi, aside, settings)
+            and restated_share(candidates[key]) >= settings.hub_min_restated_share
+        }
+
+    asides = measure(())
+    suspects = restated_asides(asides)
+    if suspects:
+        # Measured again without the boilerplate: a real ownership restated next to boilerplate
+        # lines is not an aside just because the boilerplate shares nothing with it.
+        asides = measure(suspects)
+        suspects = restated_asides(asides)
     graph.add_edges(star_edges(candidates, vertex_of, skip=suspects))
     membership = component_membership(graph) if suspects else []
 
@@ -479,14 +491,22 @@ def count_asides(
     rows_of: Mapping[int, list[Row]],
     linking: Mapping[str, str],
     episode_authors: Mapping[int, int | None],
+    ignored: Collection[SignatureKey] = (),
 ) -> tuple[int, int]:
-    """(multi-fact episodes, episodes in which the signature is an aside)."""
+    """(multi-fact episodes, episodes in which the signature is an aside). Facts whose signature
+    is ``ignored`` (other suspected boilerplate) are not "the rest of the update"."""
     multi = aside = 0
     for episode in episodes:
         own: set[int | None] = set()
         others: set[int | None] = set()
         for row in rows_of[episode]:
-            into = own if signature_of(row, linking) == key else others
+            signature = signature_of(row, linking)
+            if signature == key:
+                into = own
+            elif signature in ignored:
+                continue
+            else:
+                into = others
             into.add(row[2])
             into.add(row[4])
         if not others:

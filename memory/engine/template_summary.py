@@ -54,9 +54,10 @@ GENERATOR = "template"
 LIST_LIMIT = 3
 """Lists longer than this many names plus one show this many and count the others."""
 
-# Types that read naturally with "the" in running prose ("the Backend Team", "the Auth Service
-# Refactor"); people, customers, products and events are proper names.
-_ARTICLE_TYPES = frozenset({"WorkItem", "Team", "Service", "Issue"})
+# Types that read naturally with "the" in running prose ("the Backend Team", "the Nightly
+# Backfill"); people, customers and plans are proper names.
+_ARTICLE_TYPES = frozenset({"WorkItem", "Team", "Service", "Issue", "Event", "Product"})
+_NAMED_WHEN_NUMBERED = frozenset({"Event", "Product"})
 
 # (singular, plural) present-tense verbs for a relation, for the shared-context sentences.
 _VERBS: dict[str, tuple[str, str]] = {
@@ -119,9 +120,12 @@ class _Writer:
         """The entity as it reads mid-sentence: "the Backend Team", "Alice"."""
         entity = self.entities.get(entity_id)
         name = self.name(entity_id)
-        if entity and entity.type in _ARTICLE_TYPES and not name.lower().startswith("the "):
-            return f"the {name}"
-        return name
+        if entity is None or entity.type not in _ARTICLE_TYPES or name.lower().startswith("the "):
+            return name
+        # "Release 4.2" and "iOS 18" are proper names; "the Nightly Backfill" is not.
+        if entity.type in _NAMED_WHEN_NUMBERED and any(c.isdigit() for c in name):
+            return name
+        return f"the {name}"
 
     def possessive(self, entity_id: int) -> str:
         return f"{self.ref(entity_id)}'s"
@@ -276,7 +280,7 @@ class _Writer:
                 names = self.listing([self.ref(i.issue_id) for i in issues])
                 claims.append(self.claim(
                     f"{self.ref(event.event_id)} came before {names} in "
-                    f"{count(len(event.episode_ids), 'update')}, a recurring sequence worth "
+                    f"{count(len(event.episode_ids), 'update')}, a recurring pattern worth "
                     "investigating",
                     event.fact_ids,
                 ))
@@ -306,8 +310,9 @@ class _Writer:
             claims.append(self.claim(text, [f for r in issue.reports for f in r.fact_ids]))
         if issue.affected:
             targets = self.listing([self.ref(a.entity_id) for a in issue.affected])
+            verb = "affect" if reads_plural(self.name(issue.issue_id)) else "affects"
             claims.append(self.claim(
-                f"{capitalized(subject)} affects {targets}",
+                f"{capitalized(subject)} {verb} {targets}",
                 [f for a in issue.affected for f in a.fact_ids],
             ))
         if issue.preceded_by:
@@ -317,7 +322,7 @@ class _Writer:
             ])
             text = f"{capitalized(subject)} followed {events}"
             if recurring_events:
-                text += ", a recurring sequence worth investigating"
+                text += ", a recurring pattern worth investigating"
             claims.append(self.claim(text, [f for p in issue.preceded_by for f in p.fact_ids]))
         return claims
 
@@ -418,6 +423,12 @@ def and_list(phrases: Sequence[str], limit: int | None = None) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def reads_plural(name: str) -> bool:
+    """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun."""
+    last = name.split()[-1].lower() if name.split() else ""
+    return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

@@ -166,6 +166,10 @@ closure (``*``: any target); ``—`` means nothing is extracted.
 | 92 | none | The API migration is not blocked. | — |
 | 93 | none | I think the search revamp is probably on track. | — |
 | 94 | none | Progress on the API migration is slow. | — |
+| 95 | dependency | The checkout flow can't move forward because the billing migration isn't ready. | Alice RESPONSIBLE_FOR Checkout Flow; Checkout Flow HAS_STATUS Blocked; Checkout Flow DEPENDS_ON Billing Migration |
+| 96 | dependency | The analytics dashboard is blocked until the database upgrade is done. | Alice RESPONSIBLE_FOR Analytics Dashboard; Analytics Dashboard HAS_STATUS Blocked; Analytics Dashboard DEPENDS_ON Database Upgrade |
+| 97 | support | We're no longer seeing 502 errors. | closes Acme Corp REPORTED 502 Errors |
+| 98 | support | Our webhook deliveries keep failing. | Acme Corp REPORTED Webhook Delivery Failures; Webhook Delivery Failures AFFECTS Webhook Deliveries |
 """  # noqa: E501 (the table's rows are as long as their examples)
 
 from __future__ import annotations
@@ -391,16 +395,21 @@ _CLAUSE_START = (  # "Carol and I are…" is one subject, not two clauses
 # "We're on Enterprise and (are) seeing 504s": the second verb shares the first-person subject.
 _SHARED_SUBJECT_VERB = (r"(?:(?:am|are|have been) )?(?:seeing|getting|hitting|experiencing"
                         r"|waiting|working|leading|blocked|stuck|running into)\b")
-_NOT_A_REASON = (
-    rf"(?!(?i:(?:on\s+)?(?:{_MONTH_ALT})\.?\s+\d|\d{{4}}-\d"
+_A_DATE = (
+    rf"(?:on\s+)?(?:{_MONTH_ALT})\.?\s+\d|\d{{4}}-\d"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_ALT})"
     rf"|last\s|yesterday|this\s|{_WEEKDAY_ALT}"
-    rf"|(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?\b))"
 )
+_AN_EVENT = rf"(?:the\s+|a\s+|an\s+|our\s+)?(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?\b"
+# "until March 3" and "since the nightly backfill" are times, not reasons: the clause does not
+# break there. Only "since" can introduce an event; "because the billing migration isn't ready"
+# is a reason even though "migration" can name an event.
+_NOT_A_DATE = rf"(?!(?i:{_A_DATE}))"
+_NOT_A_DATE_OR_EVENT = rf"(?!(?i:{_A_DATE}|{_AN_EVENT}))"
 _CLAUSE_BREAK = re.compile(
     r"(?=[\s,;:])(?:"  # every break starts at a space or a mark: other positions fail at once
     r"\s*;\s*"
-    rf"|,?\s+(?P<reason>because|until|since)\s+{_NOT_A_REASON}"
+    rf"|,?\s+(?P<reason>because\s+|until\s+{_NOT_A_DATE}|since\s+{_NOT_A_DATE_OR_EVENT})"
     r"|,?\s+(?P<relative>which)\s+"
     r"|,\s+(?P<reduced>(?=(?:owned|led|run|maintained|handled|driven) by\b))"
     r"|\s+(?P<conditional>if|unless)\s+"
@@ -1091,6 +1100,16 @@ def _on_no_longer_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _closures(r, r.subjects(m["s"], c), r.things(m["o"], c), c)
 
 
+def _on_no_longer_seeing(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "We're no longer seeing 502 errors": the reporter's report of that issue ends."""
+    reporter = r.agent(m["s"], c, reporter=True)
+    issue = r.issue(m["i"])
+    if reporter is None or issue is None:
+        return False
+    r.closure(reporter, REPORTED, issue, c)
+    return True
+
+
 def _on_no_longer_blocking(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     blockers = r.things(m["o"], c)
     return _closures(r, r.subjects(m["s"], c), blockers, c)
@@ -1214,9 +1233,12 @@ def _on_failing(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _singular(phrase: str) -> str:
-    """A naive singular for a name's last word ("exports" → "export"; "status" stays)."""
+    """A naive singular for a name's last word ("exports" → "export", "deliveries" →
+    "delivery"; "status" stays)."""
     head, _, last = phrase.rpartition(" ")
-    if len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+    if len(last) > 4 and last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
         last = last[:-1]
     return f"{head} {last}".strip()
 
@@ -1447,6 +1469,8 @@ _PATTERNS: _Patterns = (
           r"(?: on| for)? (?P<o>.+)$", _on_no_longer_waiting, "longer"),
     _rule(r"^(?P<o>.+?) (?:is|are) no longer (?:blocking|holding up|gating) (?P<s>.+)$",
           _on_no_longer_blocking, "longer"),
+    _rule(r"^(?P<s>.+?) (?:(?:is|are|am) )?no longer (?:seeing|getting|hitting|experiencing"
+          r"|having) (?P<i>.+)$", _on_no_longer_seeing, "longer"),
     _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:unblocked|no longer blocked)$", _on_unblocked,
           "unblocked longer"),
     # plans (and "moved to the platform team")

@@ -223,9 +223,22 @@ class TestAFreshDemo:
         timeouts = issues["Timeout Errors reported by 7 customers"]
         assert "worth investigating" in timeouts.summary
         assert "Nightly Backfill" in timeouts.summary
-        assert "502 Errors reported by 4 customers" in issues
         for observation in issues.values():
             assert not any(word in observation.summary.lower() for word in CAUSAL_WORDS)
+
+    def test_support_502s_retire_once_a_customer_says_they_are_resolved(self, demo: str) -> None:
+        retired = Observation.objects.filter(
+            graph__slug="support", status=Observation.Status.RETIRED,
+            name="502 Errors reported by 4 customers",
+        ).latest("retired_at")
+
+        closed = Fact.objects.filter(pk__in=retired.retirement["closed_facts"])
+        assert closed.exists()
+        assert {f.close_reason for f in closed} == {Fact.CloseReason.RESOLUTION}
+        assert {f.closed_by_fact.target.name for f in closed} == {"Resolved"}
+        assert not Observation.objects.filter(
+            graph__slug="support", status=Observation.Status.ACTIVE, name__startswith="502"
+        ).exists()
 
     def test_support_plan_changes_close_the_plan_they_replace(self, demo: str) -> None:
         plans = Fact.objects.filter(graph__slug="support", relation="ON_PLAN",

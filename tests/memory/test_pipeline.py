@@ -108,3 +108,112 @@ def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> No
                                heartbeat_at=datetime.now().astimezone())
 
     assert run_pipeline(graph) is None
+
+
+TICKETS = [
+    {"external_id": "t1", "author": "Acme Corp", "source": "zendesk",
+     "reference_time": "2026-11-17T08:10:00+00:00",
+     "content": "Our exports fail with timeout errors since the nightly backfill."},
+    {"external_id": "t2", "author": "Globex Inc", "source": "zendesk",
+     "reference_time": "2026-11-18T07:55:00+00:00",
+     "content": "We keep getting timeouts on the export. They started after the nightly "
+                "backfill."},
+    {"external_id": "t3", "author": "Initech Ltd", "source": "zendesk",
+     "reference_time": "2026-11-19T08:30:00+00:00",
+     "content": "Requests time out on the export following the nightly backfill."},
+    {"external_id": "t4", "author": "Umbrella Corp", "source": "zendesk",
+     "reference_time": "2026-11-19T10:00:00+00:00",
+     "content": "We upgraded to the Enterprise plan."},
+]
+
+
+@pytest.mark.django_db
+def test_three_customers_hitting_the_same_error_after_the_backfill_are_one_recurring_issue(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, TICKETS)
+
+    (observation,) = active(graph)
+    assert observation.kind == Observation.Kind.RECURRING_ISSUE
+    assert sorted(observation.episodes.values_list("external_id", flat=True)) == [
+        "t1", "t2", "t3"]
+    summary = observation.summary.lower()
+    assert "worth investigating" in summary
+    assert "nightly backfill" in summary
+    assert not any(word in summary for word in ("because", "caused", "due to", "led to",
+                                                "results in", "the cause"))
+
+
+@pytest.mark.django_db
+def test_export_observations_prints_the_fields_scripts_rely_on(graph: Graph,
+                                                              ingest: IngestFn) -> None:
+    import io
+    import json
+
+    from django.core.management import call_command
+
+    ingest(graph, SEED)
+    out = io.StringIO()
+
+    call_command("export_observations", "--graph", graph.slug, "--status", "all", stdout=out)
+
+    (item,) = json.loads(out.getvalue())
+    assert {"uuid", "lineage", "version", "status", "retired_reason", "kind", "name", "summary",
+            "generator", "episodes", "entities", "root_blockers", "claims", "window",
+            "successors"} <= item.keys()
+    assert item["episodes"] == ["alice", "bob", "clara"]
+    assert item["root_blockers"] == [{"entity": "Auth Service Refactor", "owner": "Backend Team",
+                                      "reach_people": 3, "reach_work_items": 3}]
+    assert all(claim["facts"] for claim in item["claims"])
+
+
+@pytest.mark.django_db
+def test_run_pipeline_prints_the_runs_counts(graph: Graph, ingest: IngestFn) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    ingest(graph, SEED)
+    out = io.StringIO()
+
+    call_command("run_pipeline", "--graph", graph.slug, stdout=out)
+
+    assert "3 episodes" in out.getvalue()
+    assert "0 created, 0 updated, 1 untouched, 0 retired" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_replay_as_of_a_past_day_sees_only_what_had_been_said_by_then(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    from memory.ingestion import ingest_records
+
+    ingest_records(graph, list(enumerate(SEED, start=1)), process=False)
+    from memory.processing import process_episode
+
+    for episode in graph.episodes.all():
+        process_episode(episode.pk)
+    wednesday_night = datetime.fromisoformat("2026-11-25T23:59:59+00:00")
+
+    run = run_pipeline(graph, as_of=wednesday_night)
+
+    (observation,) = active(graph)
+    assert sorted(observation.episodes.values_list("external_id", flat=True)) == ["alice", "bob"]
+    assert observation.created_at == wednesday_night == run.published_at
+
+
+@pytest.mark.django_db
+def test_with_a_model_the_summary_is_the_models_and_unchanged_evidence_costs_no_call(
+    graph: Graph, ingest: IngestFn, fake_openai
+) -> None:
+    ingest(graph, SEED)
+    (observation,) = active(graph)
+    calls = len(fake_openai.completions())
+
+    run = run_pipeline(graph)
+
+    assert observation.generator == "fake-model-1"
+    assert observation.llm_call is not None and observation.tokens > 0
+    assert calls == 1
+    assert run.counts["untouched"] == 1
+    assert len(fake_openai.completions()) == calls

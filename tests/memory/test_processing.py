@@ -275,3 +275,40 @@ def _count_queries(action) -> int:  # type: ignore[no-untyped-def]
     with CaptureQueriesContext(connection) as captured:
         action()
     return len(captured)
+
+
+@pytest.mark.django_db
+def test_a_backfilled_dependency_on_work_already_shipped_ends_when_it_shipped(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, [SEED[0], {"external_id": "ship", "author": "Dana",
+                             "reference_time": "2026-12-02T10:00:00+00:00",
+                             "content": "The backend team shipped the auth service refactor."}])
+    ingest(graph, [{"external_id": "late", "author": "Bob",
+                    "reference_time": "2026-11-25T09:00:00+00:00",
+                    "content": "The payments integration is blocked on the auth service "
+                               "refactor."}], now=at("2026-12-05T09:00:00+00:00"))
+
+    late = Fact.objects.get(graph=graph, relation="DEPENDS_ON", source__name="Payments Integration")
+    assert late.invalid_at == at("2026-12-02T10:00:00+00:00")
+    assert late.close_reason == Fact.CloseReason.RESOLUTION
+    assert late.closed_by_fact.target.name == "Done"
+    assert late.expired_at is None  # learned already ended: never believed open
+
+
+@pytest.mark.django_db
+def test_a_resolved_issue_ends_its_reports_and_what_it_followed(graph: Graph,
+                                                                ingest: IngestFn) -> None:
+    ingest(graph, [
+        {"author": "Acme Corp", "source": "zendesk", "reference_time": "2026-11-23T09:00:00+00:00",
+         "content": "We're seeing 502 errors on the checkout page since the Tuesday deploy."},
+        {"author": "Globex Inc", "source": "zendesk",
+         "reference_time": "2026-11-27T09:00:00+00:00",
+         "content": "The 502 errors on the checkout page are resolved. Thanks!"},
+    ])
+
+    ended = Fact.objects.filter(graph=graph, relation__in=["REPORTED", "AFFECTS", "PRECEDED_BY"])
+    assert ended.count() >= 3
+    for fact in ended:
+        assert fact.invalid_at == at("2026-11-27T09:00:00+00:00"), fact
+        assert fact.close_reason == Fact.CloseReason.RESOLUTION

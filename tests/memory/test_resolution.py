@@ -78,7 +78,7 @@ def test_a_near_identical_name_of_the_same_type_merges_automatically_and_is_jour
 def test_a_likely_match_becomes_a_suggestion_not_a_merge(graph: Graph) -> None:
     existing = EntityFactory(graph=graph, name="Checkout Flow Redesign")
 
-    (resolved,) = resolve(graph, ("Checkout Flow Redesigns v2", "WorkItem"))
+    (resolved,) = resolve(graph, ("Checkout Flow Redesign Work", "WorkItem"))
 
     assert resolved != existing
     suggestion = MergeSuggestion.objects.get(graph=graph)
@@ -94,6 +94,16 @@ def test_types_that_cannot_be_the_same_thing_are_never_matched(graph: Graph) -> 
     (resolved,) = resolve(graph, ("Platform Teams", "WorkItem"))
 
     assert resolved.type == "WorkItem"
+    assert not MergeSuggestion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_names_that_differ_in_their_numbers_are_never_matched(graph: Graph) -> None:
+    EntityFactory(graph=graph, name="502 Errors", type="Issue")
+
+    (resolved,) = resolve(graph, ("500 Errors", "Issue"))
+
+    assert resolved.name == "500 Errors"
     assert not MergeSuggestion.objects.exists()
 
 

@@ -139,3 +139,31 @@ def _stale(run: PipelineRun) -> bool:
     return run.heartbeat_at is not None and (
         timezone.now() - run.heartbeat_at > timedelta(seconds=3)
     )
+
+
+def test_with_redis_down_ingestion_still_succeeds_and_the_sweep_catches_up() -> None:
+    redis = require_worker_services()
+    queue = new_queue()
+    graph = Graph.objects.create(slug="outage", name="Outage", settings={"debounce_seconds": 1})
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    with broker_mode("redis://127.0.0.1:1/0", queue):  # nothing listens there
+        report = ingest_records(graph, list(enumerate(SEED, start=1)),
+                                now=timezone.now() - timedelta(minutes=10))
+    assert report.stored == 3
+    assert set(Episode.objects.values_list("status", flat=True)) == {"pending"}
+
+    worker = Worker(queue=queue, env=worker_env(redis, queue), name="catch-up").start()
+    try:
+        with broker_mode(redis, queue):
+            swept = tasks.sweep()
+            assert swept["pending"] == 3
+            observation = wait_for(
+                lambda: Observation.objects.filter(graph=graph, status="active").first(),
+                what="the observation after the sweep",
+            )
+    finally:
+        worker.stop()
+    assert observation.episodes.count() == 3

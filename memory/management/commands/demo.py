@@ -41,6 +41,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--quiet", action="store_true", help="print only where and how to log in"
         )
+        parser.add_argument(
+            "--url", default=LOGIN_URL, help="where the site will be served (for the message)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         quiet: bool = options["quiet"]
@@ -75,7 +78,7 @@ class Command(BaseCommand):
         if not quiet:
             self.stdout.write(f"Loaded in {time.perf_counter() - started:.1f}s.\n")
         self.stdout.write(
-            f"Log in at {LOGIN_URL} (start the server with `python manage.py runserver`)\n"
+            f"Log in at {options['url']}\n"
             f"  username: {DEMO_USERNAME}\n"
             f"  password: {password}"
         )

@@ -276,6 +276,31 @@ def test_two_boilerplate_sentences_restated_together_do_not_shield_each_other() 
     assert clusters == ()
 
 
+def test_an_ownership_restated_next_to_boilerplate_is_not_judged_by_the_boilerplate() -> None:
+    # Grace's weekly note, once her statuses are superseded, holds only her ownership and the
+    # template lines; the ownership is real (others wait on her rollout) and must keep linking.
+    story = Story()
+    boilerplate = ("Priya", "RESPONSIBLE_FOR", "Project Atlas")
+    for i in range(12):
+        story.episode(f"Person {i}", (f"Person {i}", "RESPONSIBLE_FOR", f"Item {i}"),
+                      (f"Item {i}", "HAS_STATUS", "Blocked"), boilerplate)
+    grace = [story.episode("Grace", ("Grace", "RESPONSIBLE_FOR", "SSO Rollout"), boilerplate,
+                           day=7 * week) for week in range(4)]
+    waiting = [story.episode(name, (name, "RESPONSIBLE_FOR", f"{name} Work"),
+                             (f"{name} Work", "DEPENDS_ON", "SSO Rollout"),
+                             ("Grace", "RESPONSIBLE_FOR", "SSO Rollout"))
+               for name in ("Ines", "Jon")]
+
+    clusters, audit = cluster(story)
+
+    ownership = candidate(audit, Signature(
+        "RESPONSIBLE_FOR", story.id("SSO Rollout"), story.id("Grace")))
+    assert ownership["suppressed"] is False
+    assert candidate(audit, Signature("RESPONSIBLE_FOR", story.id("Project Atlas"),
+                                      story.id("Priya")))["suppressed"] is True
+    assert [c.episode_ids for c in clusters] == [tuple(sorted([*grace, *waiting]))]
+
+
 def test_small_graphs_have_no_hub_candidates() -> None:
     _, audit = cluster(seed_story())
     assert audit["hub_threshold"] == 5

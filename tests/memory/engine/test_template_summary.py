@@ -187,16 +187,16 @@ def test_a_recurring_issue_reports_who_saw_it_when_and_what_came_before() -> Non
     assert [claim.text for claim in summary.claims] == [
         "Acme (2026-03-02), Globex (2026-03-03) and Initech (2026-03-05) reported the Login "
         "Timeout.",
-        "The Login Timeout affects Checkout.",
-        "The Login Timeout followed Release 4.2 (in 2 updates) and Maintenance (in 1 update), "
-        "a recurring sequence worth investigating.",
+        "The Login Timeout affects the Checkout.",
+        "The Login Timeout followed Release 4.2 (in 2 updates) and the Maintenance (in 1 update), "
+        "a recurring pattern worth investigating.",
     ]
 
 
 def test_an_event_before_several_issues_is_reported_as_worth_investigating() -> None:
     texts = [claim.text for claim in summary_of(two_issues_after_one_release()).claims]
     assert "Release 4.2 came before the Login Timeout and the Blank Invoice in 4 updates, a " \
-           "recurring sequence worth investigating." in texts
+           "recurring pattern worth investigating." in texts
 
 
 @pytest.mark.parametrize("story", [login_timeouts, two_issues_after_one_release])
@@ -234,7 +234,7 @@ def test_shared_context_through_a_target_names_the_sources() -> None:
     story.episode("Buyer", ("Globex", "SUPPLIES", "Chips"), ("Chips", "HAS_STATUS", "Short"))
     summary = summary_of(story, {**LINKING, "SUPPLIES": "target"})
     assert summary.name == "3 updates about Chips"
-    assert summary.claims[-1].text == "3 updates say that Acme and Globex supply Chips."
+    assert summary.claims[-1].text == "3 updates say that Acme and Globex supply the Chips."
 
 
 # -- always valid -----------------------------------------------------------------------------
