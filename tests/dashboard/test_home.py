@@ -46,3 +46,11 @@ def test_the_start_page_needs_a_sign_in(client: Client) -> None:
 
     assert response.status_code == 302
     assert response["Location"] == f"{reverse('login')}?next=/"
+
+
+def test_a_missing_page_says_so_in_the_sites_own_frame(client: Client, owner) -> None:
+    response = signed_in(client, owner).get("/g/nowhere/")
+
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "Nothing here" in html and 'class="topbar"' in html
