@@ -106,17 +106,12 @@ class BoardFilterForm(QueryForm):
         required=False, choices=[("", "All kinds"), *Observation.Kind.choices], label="Kind"
     )
     entity = forms.UUIDField(required=False, label="Entity")
+    """Any entity of the graph by uuid (the cards link to theirs); the page offers those most
+    observations involve (``selectors.entity_choices``)."""
     since = forms.DateField(required=False, label="Changed since")
     status = forms.ChoiceField(required=False, choices=STATUSES, label="Status")
     sort = forms.ChoiceField(required=False, choices=SORTS, label="Sort by")
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
-
-    def __init__(self, *args: Any, entity_choices: list[tuple[str, str]] | None = None,
-                 **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # Shown as a select of the entities most observations involve; any entity uuid is
-        # accepted in the URL (the cards link to theirs).
-        self.entity_choices = entity_choices or []
 
     def since_moment(self) -> datetime | None:
         since = self.values().get("since")
