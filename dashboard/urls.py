@@ -8,6 +8,7 @@ urlpatterns = [
     path("api/", include("memory.api.urls")),
     path("settings/api-keys", api_keys.api_keys, name="api-keys"),
     path("settings/api-keys/<int:key_id>/revoke", api_keys.revoke, name="api-key-revoke"),
+    path("", include("dashboard.routes")),
 ]
 
 # JSON errors under /api/ (never an HTML page), Django's pages elsewhere.

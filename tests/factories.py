@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import UTC, datetime, timedelta
 
 import factory
 from django.contrib.auth import get_user_model
 
-from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Membership
+from memory.models import (
+    Entity,
+    Episode,
+    Fact,
+    FactEvidence,
+    Graph,
+    Membership,
+    Observation,
+    PipelineRun,
+)
 from memory.names import normalize_name
 
 MONDAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
@@ -91,3 +101,67 @@ class FactFactory(factory.django.DjangoModelFactory):
                 fact=self, episode=episode, sentence=self.sentence, extractor=self.extractor,
                 created_at=self.created_at,
             )
+
+
+def chain_structure(blocker: int = 1, waiting: int = 2, owner: int = 3,
+                    names: dict[int, str] | None = None) -> dict[str, object]:
+    """An ``Observation.structure`` for a one-link dependency chain: ``waiting`` waits on
+    ``blocker``, which ``owner`` owns (entity ids; names default to "Entity <id>")."""
+    names = names or {}
+    return {
+        "kind": "dependency_chain",
+        "entities": [blocker, waiting, owner],
+        "links": [],
+        "dependency": {
+            "edges": [{"waiting": waiting, "waited_on": blocker, "facts": []}],
+            "root_blockers": [{
+                "members": [blocker], "cycle": False,
+                "owners": [{"entity": owner, "facts": []}],
+                "direct": [{"entity": waiting, "via": [blocker], "facts": [], "owners": []}],
+                "downstream": [], "people": [{"entity": owner, "facts": []}],
+                "reach": {"work_items": 1, "people": 1, "total": 2}, "facts": [],
+            }],
+            "cycles": [],
+        },
+        "recurring": None,
+        "names": {str(i): names.get(i, f"Entity {i}") for i in (blocker, waiting, owner)},
+    }
+
+
+class PipelineRunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = PipelineRun
+
+    graph = factory.SubFactory(GraphFactory)
+    status = PipelineRun.Status.SUCCEEDED
+    trigger = PipelineRun.Trigger.COMMAND
+    created_at = MONDAY
+    started_at = MONDAY
+    finished_at = MONDAY
+
+
+class ObservationFactory(factory.django.DjangoModelFactory):
+    """An active dependency-chain observation (no evidence rows: add them when a test needs
+    them, or build the real thing with the ``ingest`` fixture)."""
+
+    class Meta:
+        model = Observation
+
+    graph = factory.SubFactory(GraphFactory)
+    lineage = factory.LazyFunction(uuid.uuid4)
+    version = 1
+    kind = Observation.Kind.DEPENDENCY_CHAIN
+    name = factory.Sequence(lambda n: f"Work Item {n} blocking 1 workstream")
+    summary = factory.LazyAttribute(lambda o: f"{o.name}. Unblocking it clears one workstream.")
+    structure = factory.LazyFunction(chain_structure)
+    window_start = MONDAY
+    window_end = factory.Sequence(lambda n: MONDAY + timedelta(hours=n))
+    evidence_fingerprint = factory.Sequence(lambda n: f"fingerprint-{n}")
+    episode_count = 2
+    fact_count = 3
+    people_count = 1
+    reach_people = 1
+    reach_work_items = 1
+    generator = "template"
+    created_by_run = factory.SubFactory(PipelineRunFactory, graph=factory.SelfAttribute("..graph"))
+    created_at = MONDAY

@@ -1,0 +1,302 @@
+"""What the pages show, built from rows the selectors loaded: cards, the structure of an
+observation in words, the signatures that hold a cluster together, citation numbers. Plain
+Python over loaded rows and ``Observation.structure`` — no queries here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory.models import Claim, Episode, Fact, FactEvidence, Observation
+
+# How a relation reads between two names, and how a target-mode signature (what several episodes
+# point at) reads on its own: "waits on the Auth Service Refactor".
+RELATION_PHRASES: dict[str, str] = {
+    "DEPENDS_ON": "waits on",
+    "RESPONSIBLE_FOR": "is responsible for",
+    "MEMBER_OF": "is a member of",
+    "HAS_STATUS": "has status",
+    "REPORTED": "reported",
+    "AFFECTS": "affects",
+    "PRECEDED_BY": "followed",
+    "ON_PLAN": "is on plan",
+    "USES": "uses",
+    "RELATES_TO": "relates to",
+}
+
+TEMPLATE_GENERATOR = "template"
+
+
+def relation_phrase(relation: str) -> str:
+    return RELATION_PHRASES.get(relation, relation.replace("_", " ").lower())
+
+
+def generator_label(generator: str) -> str:
+    return "Template summary" if generator == TEMPLATE_GENERATOR else generator
+
+
+def _names(structure: Mapping[str, Any]) -> dict[str, str]:
+    return structure.get("names") or {}
+
+
+def _name(names: Mapping[str, str], entity_id: Any) -> str:
+    return names.get(str(entity_id), f"entity {entity_id}")
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+# --- Cards ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    name: str
+    uuid: str | None
+    """``None`` when the entity is no longer linked (the card then shows the name only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockerSummary:
+    blocker: EntityRef
+    owners: str
+    reach_people: int
+    reach_work_items: int
+
+    @property
+    def reach_text(self) -> str:
+        people = "1 person" if self.reach_people == 1 else f"{self.reach_people} people"
+        return f"clears {people}, {_plural(self.reach_work_items, 'work item')}"
+
+
+@dataclass(frozen=True, slots=True)
+class IssueSummary:
+    issue: EntityRef
+    reporters: int
+    recurring_events: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationCard:
+    observation: Observation
+    change: str
+    """"new", "updated" or "" relative to the chosen date."""
+    blocker: BlockerSummary | None
+    issue: IssueSummary | None
+
+    @property
+    def generator(self) -> str:
+        return generator_label(self.observation.generator)
+
+
+def change_since(observation: Observation, since: datetime | None) -> str:
+    """*new* when its lineage's first version was written after ``since``; *updated* when a later
+    version was."""
+    if since is None or observation.created_at < since:
+        return ""
+    started = getattr(observation, "lineage_started_at", None) or observation.created_at
+    if observation.version == 1 or started >= since:
+        return "new"
+    return "updated"
+
+
+def _entity_refs(observation: Observation) -> dict[str, EntityRef]:
+    """Entity id → reference, from the prefetched ``entities`` (no query)."""
+    return {
+        str(e.pk): EntityRef(name=e.name, uuid=str(e.uuid)) for e in observation.entities.all()
+    }
+
+
+def _ref(entity_id: Any, refs: Mapping[str, EntityRef], names: Mapping[str, str]) -> EntityRef:
+    return refs.get(str(entity_id)) or EntityRef(name=_name(names, entity_id), uuid=None)
+
+
+def card(observation: Observation, since: datetime | None) -> ObservationCard:
+    structure = observation.structure or {}
+    names = _names(structure)
+    refs = _entity_refs(observation)
+    blocker = issue = None
+    roots = (structure.get("dependency") or {}).get("root_blockers") or []
+    if roots:
+        root = roots[0]
+        blocker = BlockerSummary(
+            blocker=_ref(root["members"][0], refs, names) if len(root["members"]) == 1
+            else EntityRef(" + ".join(_name(names, m) for m in root["members"]), None),
+            owners=_join([_name(names, o["entity"]) for o in root.get("owners", [])]),
+            reach_people=root["reach"]["people"],
+            reach_work_items=root["reach"]["work_items"],
+        )
+    issues = (structure.get("recurring") or {}).get("issues") or []
+    if issues:
+        top = issues[0]
+        issue = IssueSummary(
+            issue=_ref(top["issue"], refs, names),
+            reporters=len(top.get("reports", [])),
+            recurring_events=[
+                _name(names, e["event"])
+                for e in (structure.get("recurring") or {}).get("recurring_events", [])
+            ],
+        )
+    return ObservationCard(
+        observation=observation,
+        change=change_since(observation, since),
+        blocker=blocker,
+        issue=issue,
+    )
+
+
+# --- Structure --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingItem:
+    name: str
+    owners: str
+    via: str
+
+
+@dataclass(frozen=True, slots=True)
+class RootBlockerView:
+    name: str
+    owners: str
+    cycle: bool
+    direct: list[WaitingItem]
+    downstream: list[WaitingItem]
+    people: list[str]
+    reach_people: int
+    reach_work_items: int
+
+
+@dataclass(frozen=True, slots=True)
+class IssueView:
+    name: str
+    reporters: list[tuple[str, datetime | None]]
+    """(reporter, first reported)."""
+    affected: list[str]
+    preceded_by: list[tuple[str, int, bool]]
+    """(event, episodes, recurring)."""
+
+
+def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
+    names = _names(structure)
+
+    def waiting(items: list[dict[str, Any]]) -> list[WaitingItem]:
+        return [
+            WaitingItem(
+                name=_name(names, d["entity"]),
+                owners=_join([_name(names, o["entity"]) for o in d.get("owners", [])]),
+                via=_join([_name(names, v) for v in d.get("via", [])]),
+            )
+            for d in items
+        ]
+
+    return [
+        RootBlockerView(
+            name=" + ".join(_name(names, m) for m in root["members"]),
+            owners=_join([_name(names, o["entity"]) for o in root.get("owners", [])]),
+            cycle=bool(root.get("cycle")),
+            direct=waiting(root.get("direct", [])),
+            downstream=waiting(root.get("downstream", [])),
+            people=[_name(names, p["entity"]) for p in root.get("people", [])],
+            reach_people=root["reach"]["people"],
+            reach_work_items=root["reach"]["work_items"],
+        )
+        for root in (structure.get("dependency") or {}).get("root_blockers", [])
+    ]
+
+
+def _when(value: str | None) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def recurring_issues(structure: Mapping[str, Any]) -> list[IssueView]:
+    names = _names(structure)
+    return [
+        IssueView(
+            name=_name(names, issue["issue"]),
+            reporters=[(_name(names, r["reporter"]), _when(r.get("first_reported")))
+                       for r in issue.get("reports", [])],
+            affected=[_name(names, a["entity"]) for a in issue.get("affected", [])],
+            preceded_by=[(_name(names, e["event"]), len(e.get("episodes", [])),
+                          bool(e.get("recurring")))
+                         for e in issue.get("preceded_by", [])],
+        )
+        for issue in (structure.get("recurring") or {}).get("issues", [])
+    ]
+
+
+# --- Why these belong together ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SharedSignature:
+    """A signature shared by several episodes of the cluster, in words."""
+
+    text: str
+    episodes: list[Episode]
+
+
+def signature_text(signature: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    relation = relation_phrase(signature["relation"])
+    target = _name(names, signature["target"])
+    if signature.get("source") is None:  # target mode: they all point at the same thing
+        return f"… {relation} {target}"
+    return f"{_name(names, signature['source'])} {relation} {target}"
+
+
+def shared_signatures(
+    structure: Mapping[str, Any], episodes: Iterable[Episode]
+) -> list[SharedSignature]:
+    names = _names(structure)
+    by_id = {e.pk: e for e in episodes}
+    return [
+        SharedSignature(
+            text=signature_text(link["signature"], names),
+            episodes=[by_id[e] for e in link.get("episodes", []) if e in by_id],
+        )
+        for link in structure.get("links", [])
+    ]
+
+
+# --- Claims and citations ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Citation:
+    number: int
+    fact: Fact
+    evidence: list[FactEvidence] = field(default_factory=list)
+    """The episodes supporting the fact, filled in when its claim's trail is open."""
+
+
+@dataclass(slots=True)
+class ClaimView:
+    claim: Claim
+    citations: list[Citation] = field(default_factory=list)
+
+
+def number_citations(claims: Iterable[Claim]) -> list[ClaimView]:
+    """Number the cited facts like footnotes, by first citation, so the same fact keeps the same
+    number in every claim."""
+    numbers: dict[int, int] = {}
+    views = []
+    for claim in claims:
+        view = ClaimView(claim=claim)
+        for fact in claim.facts.all():
+            number = numbers.setdefault(fact.pk, len(numbers) + 1)
+            view.citations.append(Citation(number=number, fact=fact))
+        view.citations.sort(key=lambda c: c.number)
+        views.append(view)
+    return views

@@ -1,0 +1,57 @@
+"""Retired history (``/g/<graph>/retired``): every retired observation, most recently retired
+first, filterable by reason and date; each opens the same observation page.
+
+Fragment: ``retired-results``."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET
+from django_htmx.http import push_url
+
+from dashboard.access import graph_for_user
+from dashboard.forms import RetiredFilterForm, end_of_day, start_of_day
+from dashboard.http import AuthenticatedHttpRequest
+from dashboard.presenters import card
+from dashboard.selectors import retired_observations, switcher_graphs
+from dashboard.views.common import login_required, render_page, wants_fragment
+
+PAGE_SIZE = 24
+FRAGMENTS = frozenset({"retired-results"})
+
+
+@login_required
+@require_GET
+def retired(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    access = graph_for_user(request, slug)
+    form = RetiredFilterForm(request.GET)
+    values = form.values()
+    observations = retired_observations(
+        access.graph,
+        reason=values.get("reason", ""),
+        since=start_of_day(values["since"]) if values.get("since") else None,
+        until=end_of_day(values["until"]) if values.get("until") else None,
+    )
+    page = Paginator(observations, PAGE_SIZE).get_page(values["page"])
+    context = {
+        "access": access,
+        "graph": access.graph,
+        "section": "retired",
+        "form": form,
+        "filtered": form.canonical_query(page=1) != "",
+        "page": page,
+        "cards": [card(o, None) for o in page.object_list],
+        "query": form.canonical_query(),
+        "page_query": form.canonical_query(page=None),
+    }
+    fragment = wants_fragment(request, FRAGMENTS)
+    if not fragment:
+        context["graphs"] = switcher_graphs(request.user)
+    response = render_page(request, "dashboard/retired.html", context, fragments=FRAGMENTS)
+    if fragment:
+        query = context["query"]
+        push_url(response, reverse("retired", args=[access.graph.slug])
+                 + (f"?{query}" if query else ""))
+    return response
