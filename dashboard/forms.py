@@ -10,10 +10,12 @@ from urllib.parse import urlencode
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from dashboard import throttle
-from memory.models import Observation
+from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LENGTH
+from memory.models import Episode, Observation
 
 # --- Signing in ---------------------------------------------------------------------------------
 
@@ -146,6 +148,107 @@ class ObservationStateForm(QueryForm):
     """What is expanded on an observation's page: the evidence trail of one claim."""
 
     claim = forms.IntegerField(required=False, min_value=0, max_value=10_000)
+
+
+class EpisodeFilterForm(QueryForm):
+    """The episode list's filters. Dates are world time: when the update was written."""
+
+    STATUSES = [("", "Any status"), *Episode.Status.choices]
+
+    author = forms.CharField(required=False, max_length=MAX_AUTHOR_LENGTH, label="Author")
+    source = forms.CharField(required=False, max_length=MAX_SOURCE_LENGTH, label="Source")
+    status = forms.ChoiceField(required=False, choices=STATUSES, label="Status")
+    since = forms.DateField(required=False, label="Written from")
+    until = forms.DateField(required=False, label="Written until")
+    entity = forms.UUIDField(required=False, label="Mentions")
+    """An entity's uuid: the episodes that support its facts (its page links here)."""
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        since, until = cleaned.get("since"), cleaned.get("until")
+        if since and until and until < since:
+            self.add_error("until", "The end date is before the start date.")
+        return cleaned
+
+
+class UploadBatchForm(QueryForm):
+    """Which upload the progress poll watches: its episodes share the ingestion time."""
+
+    batch = forms.DateTimeField(required=False)
+
+
+class MergeListForm(QueryForm):
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+
+# --- Writing ------------------------------------------------------------------------------------
+
+
+class EpisodeForm(forms.Form):
+    """One update typed into the page: stored like any other episode (``memory.ingestion``)."""
+
+    content = forms.CharField(
+        label="Update", widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="What happened, in the author's words.",
+    )
+    author = forms.CharField(
+        label="Author", max_length=MAX_AUTHOR_LENGTH,
+        widget=forms.TextInput(attrs={"list": "authors", "autocomplete": "off"}),
+    )
+    reference_time = forms.DateTimeField(
+        label="Written at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="When it was said (a date in the past is a backfill).",
+    )
+    source = forms.CharField(
+        label="Source", max_length=MAX_SOURCE_LENGTH, required=False,
+        help_text="Where it came from, e.g. weekly-status or standup.",
+    )
+
+    def clean_content(self) -> str:
+        content: str = self.cleaned_data["content"]
+        if len(content.encode()) > MAX_CONTENT_BYTES:
+            raise forms.ValidationError(f"The limit is {MAX_CONTENT_BYTES // 1024} KB.")
+        return content
+
+    def record(self) -> dict[str, Any]:
+        """The ingestion record (``memory.ingestion``); a time without an offset is read in the
+        site's time zone."""
+        when: datetime = self.cleaned_data["reference_time"]
+        if timezone.is_naive(when):
+            when = timezone.make_aware(when)
+        return {
+            "type": Episode.Type.TEXT,
+            "author": self.cleaned_data["author"],
+            "content": self.cleaned_data["content"],
+            "reference_time": when.isoformat(),
+            "source": self.cleaned_data.get("source") or "dashboard",
+        }
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(
+        label="JSON Lines file",
+        help_text="One episode per line: author, reference_time (ISO 8601 with offset), content "
+                  "— the format of manage.py ingest.",
+    )
+
+    def __init__(self, *args: Any, max_bytes: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > self.max_bytes:
+            raise forms.ValidationError(
+                f"The file is {filesizeformat(upload.size)}; the limit is "
+                f"{filesizeformat(self.max_bytes)}. Split it, or use manage.py ingest."
+            )
+        return upload
 
 
 def start_of_day(day: Any) -> datetime:

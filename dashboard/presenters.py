@@ -6,10 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from memory.models import Claim, Episode, Fact, FactEvidence, Observation
+from memory.ingestion import IngestReport, LineResult
+from memory.models import (
+    Claim,
+    Entity,
+    Episode,
+    Fact,
+    FactEvidence,
+    MergeSuggestion,
+    Observation,
+)
 
 # How a relation reads between two names, and how a target-mode signature (what several episodes
 # point at) reads on its own: "waits on the Auth Service Refactor".
@@ -27,6 +36,8 @@ RELATION_PHRASES: dict[str, str] = {
 }
 
 TEMPLATE_GENERATOR = "template"
+BACKFILL_AFTER = timedelta(days=1)
+"""An episode that arrived this long after it was written is a backfill."""
 
 
 def relation_phrase(relation: str) -> str:
@@ -35,6 +46,10 @@ def relation_phrase(relation: str) -> str:
 
 def generator_label(generator: str) -> str:
     return "Template summary" if generator == TEMPLATE_GENERATOR else generator
+
+
+def is_backfill(episode: Episode) -> bool:
+    return episode.ingested_at - episode.reference_time > BACKFILL_AFTER
 
 
 def _names(structure: Mapping[str, Any]) -> dict[str, str]:
@@ -300,3 +315,94 @@ def number_citations(claims: Iterable[Claim]) -> list[ClaimView]:
         view.citations.sort(key=lambda c: c.number)
         views.append(view)
     return views
+
+
+# --- An upload's report -----------------------------------------------------------------------
+
+LINES_LISTED = 500
+"""An upload's report lists at most this many lines of each kind (it counts them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UploadResult:
+    """What an upload did, line by line, and how far the processing of what it stored is."""
+
+    ingested_at: datetime
+    """Shared by every episode the upload stored: the progress poll finds them by it."""
+    progress: Mapping[str, int]
+    """Episode status → how many of the upload's episodes are in it."""
+    filename: str = ""
+    report: IngestReport | None = None
+
+    @classmethod
+    def progress_only(cls, ingested_at: datetime, progress: Mapping[str, int]) -> UploadResult:
+        return cls(ingested_at=ingested_at, progress=progress)
+
+    @property
+    def problems(self) -> list[LineResult]:
+        """Rejected and duplicate lines, in file order."""
+        lines = self.report.results if self.report else []
+        return [r for r in lines if r.status != "stored"][:LINES_LISTED]
+
+    @property
+    def stored_lines(self) -> list[LineResult]:
+        lines = self.report.results if self.report else []
+        return [r for r in lines if r.status == "stored"][:LINES_LISTED]
+
+    @property
+    def lines_cut(self) -> bool:
+        report = self.report
+        return bool(report) and max(report.stored, report.duplicates + report.rejected) > (
+            LINES_LISTED)
+
+    @property
+    def total(self) -> int:
+        return sum(self.progress.values())
+
+    @property
+    def finished(self) -> int:
+        return self.progress.get(Episode.Status.PROCESSED, 0) + self.progress.get(
+            Episode.Status.FAILED, 0)
+
+    @property
+    def waiting(self) -> bool:
+        return self.finished < self.total
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else int(100 * self.finished / self.total)
+
+
+# --- Merge review -----------------------------------------------------------------------------
+
+MERGE_FACTS_SHOWN = 6
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSide:
+    entity: Entity
+    facts: list[Fact]
+    """Its newest facts, either direction, up to ``MERGE_FACTS_SHOWN``."""
+    more: int
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionView:
+    suggestion: MergeSuggestion
+    merged: MergeSide
+    """The newer entity, which a merge folds into ``kept``."""
+    kept: MergeSide
+
+    @property
+    def sides(self) -> tuple[MergeSide, MergeSide]:
+        return (self.merged, self.kept)
+
+
+def merge_sides(suggestion: MergeSuggestion, facts: Mapping[int, list[Fact]]) -> SuggestionView:
+    def side(entity: Entity) -> MergeSide:
+        rows = facts.get(entity.pk, [])
+        return MergeSide(entity=entity, facts=rows[:MERGE_FACTS_SHOWN],
+                         more=max(0, len(rows) - MERGE_FACTS_SHOWN))
+
+    return SuggestionView(suggestion=suggestion, merged=side(suggestion.entity),
+                          kept=side(suggestion.into))

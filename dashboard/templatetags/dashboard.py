@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from dashboard import presenters
 from dashboard.presenters import generator_label, relation_phrase
 from memory.models import Episode
 
@@ -84,3 +85,9 @@ def plural(count: int, words: str) -> str:
     """``{{ n|plural:"person,people" }}`` → "1 person" / "3 people"."""
     singular, _, many = words.partition(",")
     return f"{count} {singular if count == 1 else (many or singular + 's')}"
+
+
+@register.filter
+def is_backfill(episode: Episode) -> bool:
+    """Whether it reached the system well after it was written."""
+    return presenters.is_backfill(episode)
