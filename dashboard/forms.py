@@ -180,6 +180,12 @@ class UploadBatchForm(QueryForm):
     batch = forms.DateTimeField(required=False)
 
 
+class RunListForm(QueryForm):
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+
 class MergeListForm(QueryForm):
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 

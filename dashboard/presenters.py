@@ -373,6 +373,54 @@ class UploadResult:
         return 100 if not self.total else int(100 * self.finished / self.total)
 
 
+# --- Pipeline runs ----------------------------------------------------------------------------
+
+STAGE_LABELS = {
+    "load": "Load the facts",
+    "cluster": "Cluster the episodes",
+    "reconcile": "Reconcile with the observations",
+    "analyse": "Analyse the changed clusters",
+    "summarize": "Write the summaries",
+    "publish": "Publish",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StageView:
+    name: str
+    label: str
+    status: str
+    done: int
+    total: int
+    seconds: float | None
+
+
+def run_stages(progress: Mapping[str, Any], timings: Mapping[str, float]) -> list[StageView]:
+    """A run's stages in order, from its progress record (a queued run has none yet: every stage
+    is pending)."""
+    stages = progress.get("stages") or [{"name": name, "status": "pending"}
+                                        for name in STAGE_LABELS]
+    return [
+        StageView(
+            name=stage["name"], label=STAGE_LABELS.get(stage["name"], stage["name"]),
+            status=stage.get("status", "pending"), done=stage.get("done", 0),
+            total=stage.get("total", 0),
+            seconds=stage.get("seconds", timings.get(stage["name"])),
+        )
+        for stage in stages
+    ]
+
+
+def run_seconds(started: datetime | None, finished: datetime | None) -> float | None:
+    if started is None or finished is None:
+        return None
+    return max(0.0, (finished - started).total_seconds())
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
 # --- Merge review -----------------------------------------------------------------------------
 
 MERGE_FACTS_SHOWN = 6

@@ -14,6 +14,7 @@ from dashboard.views import (
     merges,
     observation,
     retired,
+    runs,
 )
 
 urlpatterns = [
@@ -37,6 +38,9 @@ urlpatterns = [
     path("g/<slug:slug>/episodes/progress", episodes.upload_progress, name="upload-progress"),
     path("g/<slug:slug>/ep/<uuid:uuid>", episodes.episode_detail, name="episode"),
     path("g/<slug:slug>/ep/<uuid:uuid>/retry", episodes.retry, name="episode-retry"),
+    path("g/<slug:slug>/runs", runs.runs, name="runs"),
+    path("g/<slug:slug>/runs/start", runs.start, name="run-start"),
+    path("g/<slug:slug>/runs/<uuid:uuid>", runs.run_detail, name="run"),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("img/mark.svg"), permanent=True)),
 ]

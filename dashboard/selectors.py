@@ -185,9 +185,8 @@ def lineage_versions(observation: Observation) -> list[Observation]:
         Observation.objects.filter(graph_id=observation.graph_id, lineage=observation.lineage)
         .order_by("version")
         .only(
-            "pk", "uuid", "graph_id", "lineage", "version", "status", "kind", "name",
-            "created_at", "retired_at", "retired_reason", "retirement", "episode_count",
-            "fact_count",
+            "pk", "uuid", "graph_id", "lineage", "version", "status", "name", "created_at",
+            "retired_at", "retired_reason", "retirement", "episode_count", "fact_count",
         )
     )
 
@@ -345,6 +344,38 @@ def episode_observations(episode: Episode) -> list[Observation]:
             "retired_at", "retired_reason",
         ).order_by("status", "-created_at", "-pk")
     )
+
+
+# --- Pipeline runs ----------------------------------------------------------------------------
+
+RUN_FIELDS = (
+    "pk", "uuid", "graph_id", "status", "trigger", "as_of", "stage", "progress", "counts",
+    "timings", "llm_calls", "llm_cached", "tokens_in", "tokens_out", "error", "created_at",
+    "started_at", "finished_at", "published_at", "requested_by__username",
+)
+RUN_OBSERVATIONS_SHOWN = 60
+
+
+def graph_runs(graph: Graph) -> QuerySet[PipelineRun]:
+    """The graph's runs, newest first, without their (large) audit and settings; counting and one
+    page are two queries."""
+    return (
+        PipelineRun.objects.filter(graph=graph)
+        .select_related("requested_by")
+        .only(*RUN_FIELDS)
+        .order_by("-created_at", "-pk")
+    )
+
+
+def run_observations(run: PipelineRun) -> tuple[list[Observation], list[Observation]]:
+    """The observations a run wrote and those it retired (two queries), capped."""
+    fields = ("pk", "uuid", "graph_id", "name", "kind", "status", "version", "created_at",
+              "retired_reason")
+    created = list(run.created_observations.only(*fields)
+                   .order_by("-reach_people", "-reach_work_items", "pk")[:RUN_OBSERVATIONS_SHOWN])
+    retired = list(run.retired_observations.only(*fields)
+                   .order_by("pk")[:RUN_OBSERVATIONS_SHOWN])
+    return created, retired
 
 
 # --- Entities and merges ----------------------------------------------------------------------

@@ -62,6 +62,11 @@ def _pending_batch(o: Observation) -> str:
         {"batch": MONDAY.isoformat()})
 
 
+def _run(o: Observation) -> str:
+    run = PipelineRun.objects.get(graph=o.graph, status=PipelineRun.Status.RUNNING)
+    return reverse("run", args=[o.graph.slug, run.uuid])
+
+
 ADDRESSES: dict[str, Address] = {
     "board": lambda o: (_board(o), {}),
     "board-results fragment": lambda o: (_board(o) + "?kind=dependency_chain",
@@ -80,6 +85,11 @@ ADDRESSES: dict[str, Address] = {
                                            htmx("episode-results")),
     "upload-progress fragment": lambda o: (_pending_batch(o), htmx("upload-progress")),
     "episode": lambda o: (_episode(o), {}),
+    "runs": lambda o: (_page("runs")(o), {}),
+    "run-list fragment": lambda o: (_page("runs")(o), htmx("run-list")),
+    "run": lambda o: (_run(o), {}),
+    "run-progress fragment of a run": lambda o: (_run(o), htmx("run-progress")),
+    "run-summary fragment": lambda o: (_run(o), htmx("run-summary")),
 }
 
 
@@ -95,6 +105,7 @@ WRITES: dict[str, Callable[[Observation], str]] = {
     "add an update": _page("episode-add"),
     "upload a file": _page("episode-upload"),
     "retry an episode": lambda o: _episode(o) + "/retry",
+    "start a run": _page("run-start"),
     "accept a merge": lambda o: reverse("merge-accept", args=[o.graph.slug, _suggestion(o).pk]),
     "reject a merge": lambda o: reverse("merge-reject", args=[o.graph.slug, _suggestion(o).pk]),
     "undo a merge": lambda o: reverse("merge-undo", args=[o.graph.slug, _merge(o).pk]),
