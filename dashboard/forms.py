@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,6 +16,7 @@ from django.utils import timezone
 from dashboard import throttle
 from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LENGTH
 from memory.models import Episode, Observation
+from memory.ontology import ENTITY_TYPES
 
 # --- Signing in ---------------------------------------------------------------------------------
 
@@ -178,6 +179,43 @@ class UploadBatchForm(QueryForm):
     """Which upload the progress poll watches: its episodes share the ingestion time."""
 
     batch = forms.DateTimeField(required=False)
+
+
+class TimelineForm(QueryForm):
+    """The timeline's range (world time), the day its knowledge is cut at (system time: what was
+    known at the end of that day) and which entities make its rows."""
+
+    MAX_DAYS = 366
+    DEFAULT_DAYS = 28
+    TYPES = [("", "All entities"), *((t, t) for t in ENTITY_TYPES if t != "Status")]
+
+    start = forms.DateField(required=False, label="From")
+    end = forms.DateField(required=False, label="To")
+    as_of = forms.DateField(required=False, label="Known as of")
+    type = forms.ChoiceField(required=False, choices=TYPES, label="Rows")
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if start and end and end < start:
+            self.add_error("end", "The end date is before the start date.")
+        elif start and end and (end - start).days > self.MAX_DAYS:
+            self.add_error("end", f"Show at most {self.MAX_DAYS} days at once.")
+        return cleaned
+
+    def window(self, today: date) -> tuple[date, date, date | None]:
+        """(first day, last day, as-of day) in effect: by default the four weeks up to the as-of
+        day (today without one)."""
+        values = self.values()
+        as_of = values.get("as_of")
+        end = values.get("end") or as_of or today
+        start = values.get("start") or end - timedelta(days=self.DEFAULT_DAYS - 1)
+        if "end" in self.errors or start > end:
+            start = end - timedelta(days=self.DEFAULT_DAYS - 1)
+        return start, end, as_of
 
 
 class RunListForm(QueryForm):

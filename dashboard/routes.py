@@ -15,6 +15,7 @@ from dashboard.views import (
     observation,
     retired,
     runs,
+    timeline,
 )
 
 urlpatterns = [
@@ -25,6 +26,7 @@ urlpatterns = [
     path("g/<slug:slug>/progress", board.run_progress, name="run-progress"),
     path("g/<slug:slug>/o/<uuid:uuid>", observation.observation_detail, name="observation"),
     path("g/<slug:slug>/retired", retired.retired, name="retired"),
+    path("g/<slug:slug>/timeline", timeline.timeline, name="timeline"),
     path("g/<slug:slug>/e/<uuid:uuid>", entity.entity_detail, name="entity"),
     path("g/<slug:slug>/merges", merges.merges, name="merges"),
     path("g/<slug:slug>/merges/suggestions/<int:suggestion_id>/accept", merges.accept,

@@ -6,21 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
 from django.db.models import (
+    Case,
     Count,
     Exists,
     F,
+    IntegerField,
+    Min,
     OuterRef,
     Prefetch,
     Q,
     QuerySet,
     Subquery,
+    Value,
+    When,
 )
-from django.db.models.functions import Substr
+from django.db.models.functions import Substr, TruncDate
 
 from memory.models import (
     Claim,
@@ -185,8 +190,9 @@ def lineage_versions(observation: Observation) -> list[Observation]:
         Observation.objects.filter(graph_id=observation.graph_id, lineage=observation.lineage)
         .order_by("version")
         .only(
-            "pk", "uuid", "graph_id", "lineage", "version", "status", "name", "created_at",
-            "retired_at", "retired_reason", "retirement", "episode_count", "fact_count",
+            "pk", "uuid", "graph_id", "lineage", "version", "status", "kind", "name",
+            "created_at", "retired_at", "retired_reason", "retirement", "episode_count",
+            "fact_count",
         )
     )
 
@@ -471,4 +477,106 @@ def recent_merges(graph: Graph) -> list[MergeRecord]:
         MergeRecord.objects.filter(graph=graph)
         .select_related("kept", "merged", "performed_by", "undone_by")
         .order_by("-created_at", "-pk")[:MERGES_SHOWN]
+    )
+
+
+# --- Timeline ---------------------------------------------------------------------------------
+
+ROW_TYPE_ORDER = ("WorkItem", "Customer", "Issue", "Service", "Product", "Team", "Person",
+                  "Event", "Plan")
+"""Rows of the graph timeline come in this order of their entity's type (then by first fact)."""
+TIMELINE_OBSERVATIONS = 200
+"""The most observation versions the graph timeline loads (it draws ``LINEAGES_DRAWN`` lanes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineWindow:
+    """World-time range of a timeline and the system time its knowledge is cut at."""
+
+    start: datetime
+    end: datetime
+    known_at: datetime
+    entity_type: str = ""
+
+
+def known_facts_in(graph: Graph, window: TimelineWindow) -> QuerySet[Fact]:
+    """Facts that held at some point of the window, as known at ``known_at``: learned by then,
+    not retracted by then, and — with what was known of their end then — overlapping it. Status
+    entities are values, not rows."""
+    cut = window.known_at
+    known = Q(created_at__lte=cut) & (
+        Q(expired_at__isnull=True) | Q(expired_at__gt=cut) | Q(invalid_at__isnull=False)
+    )
+    overlapping = Q(valid_at__lt=window.end) & (
+        Q(invalid_at__isnull=True) | Q(invalid_at__gte=window.start) | Q(expired_at__gt=cut)
+    )
+    facts = Fact.objects.filter(known, overlapping, graph=graph).exclude(source__type="Status")
+    if window.entity_type:
+        facts = facts.filter(source__type=window.entity_type)
+    return facts
+
+
+def timeline_rows(graph: Graph, window: TimelineWindow) -> QuerySet[Any]:
+    """One row per entity with facts in the window (its id, name, type, uuid, first fact and
+    fact count), work items first; counting and one page are two queries."""
+    rank = Case(
+        *[When(source__type=name, then=Value(i)) for i, name in enumerate(ROW_TYPE_ORDER)],
+        default=Value(len(ROW_TYPE_ORDER)), output_field=IntegerField(),
+    )
+    return (
+        known_facts_in(graph, window)
+        .values("source_id", "source__name", "source__type", "source__uuid")
+        .annotate(first=Min("valid_at"), facts=Count("pk"), rank=rank)
+        .order_by("rank", "first", "source__name", "source_id")
+    )
+
+
+def timeline_facts(graph: Graph, window: TimelineWindow, source_ids: list[int]) -> list[Fact]:
+    """The facts of one page of rows, with what closed them and where each was first said (one
+    query)."""
+    return list(
+        known_facts_in(graph, window)
+        .filter(source_id__in=source_ids)
+        .select_related("source", "target", "closed_by_episode")
+        .annotate(first_episode=first_episode_uuid())
+        .order_by("valid_at", "pk")
+    )
+
+
+def timeline_episodes(graph: Graph, window: TimelineWindow, limit: int) -> list[Episode]:
+    """Episodes written in the window and known by then, oldest first, at most ``limit`` (one
+    query)."""
+    return list(
+        Episode.objects.filter(graph=graph, reference_time__gte=window.start,
+                               reference_time__lt=window.end, ingested_at__lte=window.known_at)
+        .annotate(excerpt=Substr("content", 1, 160))
+        .only("pk", "uuid", "author", "type", "reference_time", "graph_id")
+        .order_by("reference_time", "pk")[:limit]
+    )
+
+
+def timeline_day_counts(graph: Graph, window: TimelineWindow) -> dict[date, int]:
+    """How many episodes were written on each day of the window (one query)."""
+    rows = (
+        Episode.objects.filter(graph=graph, reference_time__gte=window.start,
+                               reference_time__lt=window.end, ingested_at__lte=window.known_at)
+        .annotate(day=TruncDate("reference_time"))
+        .values_list("day")
+        .annotate(n=Count("pk"))
+        .order_by("day")
+    )
+    return {day: count for day, count in rows}
+
+
+def timeline_observations(graph: Graph, window: TimelineWindow) -> list[Observation]:
+    """Observation versions published by ``known_at`` that were active at some point of the
+    window, oldest first, capped: one more than ``TIMELINE_OBSERVATIONS`` tells the page that
+    some were left out (one query)."""
+    return list(
+        Observation.objects.filter(graph=graph, created_at__lte=window.known_at,
+                                   created_at__lt=window.end)
+        .filter(Q(retired_at__isnull=True) | Q(retired_at__gte=window.start))
+        .only("pk", "uuid", "graph_id", "lineage", "version", "kind", "name", "status",
+              "created_at", "retired_at", "retired_reason", "retirement")
+        .order_by("created_at", "pk")[: TIMELINE_OBSERVATIONS + 1]
     )

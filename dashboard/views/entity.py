@@ -1,5 +1,5 @@
-"""An entity's page (``/g/<graph>/e/<uuid>``): the summary of its current facts, the facts that
-hold and those that ended, the episodes that mention it, the observations that involve
+"""An entity's page (``/g/<graph>/e/<uuid>``): the summary of its current facts, its timeline, the
+facts that hold and those that ended, the episodes that mention it, the observations that involve
 it, its aliases and the open merge suggestions about it.
 
 A merged entity's address leads to the entity it was merged into (the merge can be undone on the
@@ -26,6 +26,7 @@ from dashboard.selectors import (
     episodes_mentioning,
     switcher_graphs,
 )
+from dashboard.timeline import entity_timeline
 from dashboard.views.common import login_required, render_page
 from memory.entity_summaries import summary_for_page
 from memory.selectors import split_ended
@@ -55,6 +56,7 @@ def entity_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> H
         "observations": entity_observations(entity),
         "aliases": list(entity.aliases.order_by("name")),
         "suggestions": entity_suggestions(entity),
+        "timeline": entity_timeline(entity, facts, episodes, slug=access.graph.slug, now=now),
         "graphs": switcher_graphs(request.user),
     }
     return render_page(request, "dashboard/entity.html", context)

@@ -70,6 +70,23 @@ def test_ended_facts_say_what_ended_them(client: Client, owner, shipped: Observa
     assert "resolution rule" in html and "by <a href=" in html and "Dana, 2 Dec" in html
 
 
+def test_the_timeline_draws_its_facts_and_links_each_bar_to_its_episode(
+    client: Client, owner, seeded: Observation
+) -> None:
+    refactor = named(seeded.graph, "Auth Service Refactor")
+
+    response = signed_in(client, owner).get(entity_url(refactor))
+
+    timeline = response.context["timeline"]
+    assert [row.label for row in timeline.rows] == [
+        "Updates", "API Migration", "Backend Team", "Payments Integration"]
+    html = response.content.decode()
+    for bar in timeline.bars:
+        assert bar.href.startswith(f"/g/{seeded.graph.slug}/ep/") and "#fact-" in bar.href
+        assert f'href="{bar.href}"' in html
+    assert "<title>API Migration waits on Auth Service Refactor (23 Nov 2026, still holds)." in html
+
+
 def test_aliases_and_open_merge_suggestions_are_listed(client: Client, graph, owner) -> None:
     kept = EntityFactory(graph=graph, name="Acme Corp", type="Customer")
     merge_entities(kept, EntityFactory(graph=graph, name="ACME Corporation", type="Customer"))

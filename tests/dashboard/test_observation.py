@@ -4,6 +4,8 @@ an outsider."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -99,7 +101,10 @@ def test_opening_a_claim_shows_its_facts_and_claras_words_highlighted(
 
     html = response.content.decode()
     assert "Evidence for this claim" in html
-    assert "<strong>Checkout Flow</strong> <span class=\"relation\">waits on</span>" in html
+    checkout = Entity.objects.get(graph=seeded.graph, name="Checkout Flow")
+    page = reverse("entity", args=[seeded.graph.slug, checkout.uuid])
+    assert (f'<a class="entity-link" href="{page}">Checkout Flow</a> '
+            '<span class="relation">waits on</span>') in html
     assert "<strong>Clara</strong>" in html
     assert f"<mark>{CLARA.replace(chr(39), '&#x27;')}</mark>" in html
     assert "Current" in html and "valid since 27 Nov 2026, 09:00" in html
@@ -180,8 +185,9 @@ def test_the_history_lists_every_version_and_the_retired_banner_explains_why(
 
     assert ": superseded by a new version</h2>" in html
     assert "2 facts closed" in html
-    assert "API Migration <em>waits on</em> Auth Service Refactor" in html
-    assert "Payments Integration <em>waits on</em> Auth Service Refactor" in html
+    assert re.search(r">API Migration</a> <em>waits on</em> <a [^>]+>Auth Service Refactor<", html)
+    assert re.search(r">Payments Integration</a> <em>waits on</em> <a [^>]+>Auth Service Refactor<",
+                     html)
     assert "by Dana" in html
     assert f'href="{detail_url(successor)}"' in html
     assert "Version 1" in html and "Version 2" in html
@@ -372,3 +378,28 @@ def test_a_recurring_issue_lists_its_reporters_what_it_affects_and_what_came_bef
     assert "Nightly Backfill" in html and "2 episodes · recurring" in html
     assert "not a cause" in html
     assert '<svg class="chain"' not in html
+
+
+def test_the_history_draws_the_lifecycle_of_the_lineage(
+    client: Client, owner, shipped: Observation
+) -> None:
+    successor = shipped.successors.get()
+
+    response = signed_in(client, owner).get(detail_url(successor))
+
+    lifecycle = response.context["lifecycle"]
+    bands = [b for b in lifecycle.bars if "obs" in b.kind]
+    assert [b.href for b in bands] == [detail_url(shipped), detail_url(successor)]
+    assert "ended" in bands[0].kind and bands[1].open_end
+    assert '<svg class="tl-chart"' in response.content.decode()
+
+
+def test_open_episode_leads_to_the_episodes_page_at_the_fact(
+    client: Client, owner, seeded: Observation
+) -> None:
+    position = position_citing(seeded, "Clara")
+
+    html = signed_in(client, owner).get(detail_url(seeded, f"claim={position}")).content.decode()
+
+    clara = Episode.objects.get(graph=seeded.graph, external_id="clara")
+    assert f'href="{reverse("episode", args=[seeded.graph.slug, clara.uuid])}#fact-' in html
