@@ -301,3 +301,13 @@ def start_of_day(day: Any) -> datetime:
 
 def end_of_day(day: Any) -> datetime:
     return start_of_day(day) + timedelta(days=1)
+
+
+class WeeklyViewForm(QueryForm):
+    """Which view of a week: what was known at its end (the default) or today's hindsight."""
+
+    VIEWS = [("known", "As known then"), ("hindsight", "With hindsight")]
+
+    view = forms.ChoiceField(required=False, choices=VIEWS)
+
+    defaults = {"view": "known"}

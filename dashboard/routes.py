@@ -2,9 +2,10 @@
 they are not a part of a page's URL (the progress polls). Writes are POSTs to their own URLs."""
 
 from django.templatetags.static import static
-from django.urls import path
+from django.urls import path, register_converter
 from django.views.generic import RedirectView
 
+from dashboard.converters import IsoWeekConverter
 from dashboard.views import (
     accounts,
     board,
@@ -16,7 +17,10 @@ from dashboard.views import (
     retired,
     runs,
     timeline,
+    weekly,
 )
+
+register_converter(IsoWeekConverter, "isoweek")
 
 urlpatterns = [
     path("", home.home, name="home"),
@@ -26,6 +30,12 @@ urlpatterns = [
     path("g/<slug:slug>/progress", board.run_progress, name="run-progress"),
     path("g/<slug:slug>/o/<uuid:uuid>", observation.observation_detail, name="observation"),
     path("g/<slug:slug>/retired", retired.retired, name="retired"),
+    # The weekly review: one page per ISO week, its exports beside it.
+    path("g/<slug:slug>/weekly", weekly.current_week, name="weekly-current"),
+    path("g/<slug:slug>/weekly/", weekly.current_week),
+    path("g/<slug:slug>/weekly/<isoweek:week>", weekly.weekly_review, name="weekly"),
+    path("g/<slug:slug>/weekly/<isoweek:week>.md", weekly.markdown_export, name="weekly-markdown"),
+    path("g/<slug:slug>/weekly/<isoweek:week>.csv", weekly.csv_export, name="weekly-csv"),
     path("g/<slug:slug>/timeline", timeline.timeline, name="timeline"),
     path("g/<slug:slug>/e/<uuid:uuid>", entity.entity_detail, name="entity"),
     path("g/<slug:slug>/merges", merges.merges, name="merges"),

@@ -67,6 +67,10 @@ def _run(o: Observation) -> str:
     return reverse("run", args=[o.graph.slug, run.uuid])
 
 
+def _week(o: Observation) -> str:
+    return reverse("weekly", args=[o.graph.slug, "2026-W48"])
+
+
 ADDRESSES: dict[str, Address] = {
     "board": lambda o: (_board(o), {}),
     "board-results fragment": lambda o: (_board(o) + "?kind=dependency_chain",
@@ -77,6 +81,8 @@ ADDRESSES: dict[str, Address] = {
     "claims fragment": lambda o: (_detail(o) + "?claim=1", htmx("claims")),
     "retired": lambda o: (_retired(o), {}),
     "retired-results fragment": lambda o: (_retired(o) + "?reason=split", htmx("retired-results")),
+    "weekly review": lambda o: (_week(o), {}),
+    "weekly review with hindsight": lambda o: (_week(o) + "?view=hindsight", {}),
     "timeline": lambda o: (_page("timeline")(o), {}),
     "timeline-chart fragment": lambda o: (_page("timeline", "?type=WorkItem")(o),
                                           htmx("timeline-chart")),
@@ -93,6 +99,11 @@ ADDRESSES: dict[str, Address] = {
     "run": lambda o: (_run(o), {}),
     "run-progress fragment of a run": lambda o: (_run(o), htmx("run-progress")),
     "run-summary fragment": lambda o: (_run(o), htmx("run-summary")),
+}
+
+EXPORTS: dict[str, Callable[[Observation], str]] = {
+    "weekly Markdown": lambda o: reverse("weekly-markdown", args=[o.graph.slug, "2026-W48"]),
+    "weekly CSV": lambda o: reverse("weekly-csv", args=[o.graph.slug, "2026-W48"]),
 }
 
 
@@ -175,6 +186,28 @@ def test_pages_answer_only_get(client: Client, owner, with_active_run, address: 
     url, headers = ADDRESSES[address](with_active_run)
 
     assert signed_in(client, owner).post(url, **headers).status_code == 405
+
+
+@pytest.mark.parametrize("persona", ["owner", "editor", "member"])
+@pytest.mark.parametrize("export", EXPORTS, ids=str)
+def test_members_download_the_exports(
+    client: Client, request, with_active_run: Observation, persona: str, export: str
+) -> None:
+    response = signed_in(client, request.getfixturevalue(persona)).get(
+        EXPORTS[export](with_active_run))
+
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith("attachment;")
+
+
+@pytest.mark.parametrize("export", EXPORTS, ids=str)
+def test_an_outsider_and_the_signed_out_get_no_export(
+    client: Client, outsider, with_active_run: Observation, export: str
+) -> None:
+    url = EXPORTS[export](with_active_run)
+
+    assert client.get(url).status_code == 302
+    assert signed_in(client, outsider).get(url).status_code == 404
 
 
 @pytest.mark.parametrize(("persona", "status"), [("member", 403), ("outsider", 404)])
