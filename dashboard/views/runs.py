@@ -64,9 +64,10 @@ def run_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> Http
     }
     if request.htmx and request.htmx.target == "run-progress":
         return _progress(request, context, run)
+    created, retired = run_observations(run)
+    context.update(created=created, retired=retired)
     if not wants_fragment(request, RUN_FRAGMENTS):
-        created, retired = run_observations(run)
-        context.update(graphs=switcher_graphs(request.user), created=created, retired=retired)
+        context["graphs"] = switcher_graphs(request.user)
     return render_page(request, "dashboard/run.html", context, fragments=RUN_FRAGMENTS)
 
 

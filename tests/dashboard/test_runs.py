@@ -164,6 +164,7 @@ def test_the_summary_and_the_list_reload_as_fragments(client: Client, owner, fin
     table = client.get(runs_url(finished.graph), **htmx("run-list"))
 
     assert summary.content.decode().lstrip().startswith('<div id="run-summary"')
+    assert "67 episodes, 60 current facts" in summary.content.decode()
     assert table.content.decode().lstrip().startswith('<section id="run-list"')
 
 
@@ -234,3 +235,17 @@ def test_a_run_page_takes_seven_queries(
     # it retired, 7 the switcher.
     with django_assert_num_queries(7):
         client.get(url)
+
+
+def test_the_summary_reloads_with_what_the_run_wrote(
+    client: Client, owner, seeded, django_assert_num_queries
+) -> None:
+    url = run_url(seeded.created_by_run)
+    signed_in(client, owner)
+
+    # 1 session, 2 user, 3 membership + graph, 4 the run, 5 the observations it wrote, 6 those
+    # it retired.
+    with django_assert_num_queries(6):
+        response = client.get(url, **htmx("run-summary"))
+
+    assert "Written by this run" in response.content.decode()
