@@ -31,6 +31,7 @@ from uuid import UUID
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
+from dashboard.diagrams import shorten
 from dashboard.presenters import relation_phrase
 from dashboard.selectors import first_episode_uuid
 from memory.graph_settings import ontology_for
@@ -41,6 +42,8 @@ View = Literal["known", "hindsight"]
 KNOWN: View = "known"
 HINDSIGHT: View = "hindsight"
 
+QUOTE_CHARS = 160
+"""An update quoted in the review is cut after this many characters."""
 QUIET_DAYS = 14
 """A workstream with no update for this long is listed as quiet."""
 GROUP_TYPES = ("WorkItem", "Customer")
@@ -161,7 +164,7 @@ def load_week(graph: Graph, week: IsoWeek, *, now: datetime) -> WeekRows:
     }
     closing = {
         f.pk: f for f in Fact.objects.filter(graph=graph, pk__in=closed_ids)
-        .select_related("source", "target", "closed_by_episode")
+        .select_related("source", "target", "closed_by_episode", "closed_by_fact")
     } if closed_ids else {}
     blockers = {m for o in observations for root in _roots(o) for m in root["members"]}
     waiting_known: list[Fact] = []
@@ -459,28 +462,36 @@ def _top_root_name(o: Observation) -> str:
 
 
 def _ended_by(retired: Iterable[Observation], closing: Mapping[int, Fact]) -> list[str]:
-    """The facts whose end retired these versions, one line per update that ended them: "Dana,
-    11 Nov 2026: “The backend team shipped…” — ended API Migration waits on …"."""
-    by_episode: dict[int | None, tuple[Episode | None, list[str]]] = {}
+    """The facts whose end retired these versions, one line per update that ended them, quoting
+    the words that did: "Dana, 11 Nov 2026: “The backend team shipped…” — ended API Migration
+    waits on …"."""
+    by_episode: dict[int | None, tuple[Fact, list[str]]] = {}
     for observation in retired:
         for fact_id in (observation.retirement or {}).get("closed_facts", []):
             fact = closing.get(fact_id)
             if fact is None:
                 continue
             text = f"{fact.source.name} {relation_phrase(fact.relation)} {fact.target.name}"
-            episode = fact.closed_by_episode
-            entry = by_episode.setdefault(episode.pk if episode else None, (episode, []))
+            entry = by_episode.setdefault(fact.closed_by_episode_id, (fact, []))
             if text not in entry[1]:
                 entry[1].append(text)
     lines = []
-    for episode, facts in by_episode.values():
+    for fact, ended in by_episode.values():
+        episode = fact.closed_by_episode
         if episode is None:
-            lines.append("ended: " + "; ".join(facts))
+            lines.append("ended: " + "; ".join(ended))
             continue
-        words = " ".join(episode.text.split()) if episode.text else "a JSON update"
         lines.append(f"{episode.author or 'an update'}, {_day(episode.reference_time)}: "
-                     f"“{words}” — ended " + "; ".join(facts))
+                     f"“{_words_that_ended(fact)}” — ended " + "; ".join(ended))
     return lines
+
+
+def _words_that_ended(fact: Fact) -> str:
+    """The sentence of the fact that replaced or resolved it, else the start of the update."""
+    if fact.closed_by_fact is not None and fact.closed_by_fact.sentence:
+        return " ".join(fact.closed_by_fact.sentence.split())
+    text = " ".join(fact.closed_by_episode.text.split()) if fact.closed_by_episode else ""
+    return shorten(text, QUOTE_CHARS) if text else "a JSON update"
 
 
 # --- Root blockers ---------------------------------------------------------------------------
