@@ -131,6 +131,8 @@ def _list_page(
         if access.can_edit:
             context["add_form"] = forms.get("add_form") or _blank_episode_form()
             context["upload_form"] = forms.get("upload_form") or _upload_form()
+            # Folded away while browsing; open with a result to show, or nothing to browse yet.
+            context["open_forms"] = bool(forms) or not page.paginator.count
         context.update({k: v for k, v in forms.items() if k not in {"add_form", "upload_form"}})
     response = render_page(request, "dashboard/episodes.html", context,
                            fragments=LIST_FRAGMENTS, status=status)

@@ -53,7 +53,8 @@ def weekly_review(request: AuthenticatedHttpRequest, slug: str, week: str) -> Ht
         "form": form, "query": f"?{query}" if query else "", "shown": SHOWN,
         "previous": review.week.shifted(-1),
         "next": review.week.shifted(1) if review.week < this_week else None,
-        "this_week": this_week if review.week != this_week else None,
+        # "This week" unless it is this week or the next one (which the page links already).
+        "this_week": this_week if review.week not in (this_week, this_week.shifted(-1)) else None,
         "graphs": switcher_graphs(request.user),
     }
     return render_page(request, "dashboard/weekly.html", context)

@@ -45,6 +45,14 @@ def test_pages_carry_no_inline_code_and_every_script_has_the_csp_nonce(
         reverse("board", args=[graph.slug]),
         reverse("observation", args=[graph.slug, seeded.uuid]) + "?claim=0",
         reverse("retired", args=[graph.slug]),
+        reverse("weekly", args=[graph.slug, "2026-W48"]),
+        reverse("timeline", args=[graph.slug]),
+        reverse("episodes", args=[graph.slug]),
+        reverse("episode", args=[graph.slug, seeded.episodes.first().uuid]),
+        reverse("entity", args=[graph.slug, seeded.entities.first().uuid]),
+        reverse("merges", args=[graph.slug]),
+        reverse("runs", args=[graph.slug]),
+        reverse("run", args=[graph.slug, seeded.created_by_run.uuid]),
     ]
     for url in urls:
         response = client.get(url)
