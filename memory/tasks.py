@@ -17,6 +17,7 @@ from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from memory import entity_summaries, pipeline, processing
+from memory.api.idempotency import purge_expired
 from memory.models import Episode, Graph, PipelineRun
 
 logger = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ def sweep() -> dict[str, int]:
     """Periodic catch-up (beat): nothing is dropped when a worker dies or Redis was down."""
     now = timezone.now()
     counts = {"requeued": 0, "failed": 0, "pending": 0, "abandoned_runs": 0, "graphs": 0,
-              "queued_runs": 0}
+              "queued_runs": 0, "expired_idempotency_keys": purge_expired(now=now)}
     stale = now - timedelta(seconds=processing.stale_processing_seconds())
     stuck = list(Episode.objects.filter(
         status=Episode.Status.PROCESSING, processing_started_at__lt=stale

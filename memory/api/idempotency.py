@@ -185,6 +185,6 @@ def _advisory_lock(scope: str, key: str) -> Iterator[bool]:
 
 
 def purge_expired(*, now: Any = None) -> int:
-    """Delete expired records (called by the API keys page and the bench; cheap, indexed)."""
+    """Delete expired records (by the periodic sweep; cheap, indexed)."""
     deleted, _ = IdempotencyRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()
     return deleted
