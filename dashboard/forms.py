@@ -234,7 +234,13 @@ class MergeListForm(QueryForm):
 
 
 class EpisodeForm(forms.Form):
-    """One update typed into the page: stored like any other episode (``memory.ingestion``)."""
+    """One update typed into the page: stored like any other episode (``memory.ingestion``).
+    Its fields' ids start with ``add_``: the list's filters beside it have an author and a
+    source too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "add_%s")
+        super().__init__(*args, **kwargs)
 
     content = forms.CharField(
         label="Update", widget=forms.Textarea(attrs={"rows": 4}),
