@@ -177,11 +177,15 @@ class WaitingItem:
     name: str
     owners: str
     via: str
+    uuid: str | None = None
+    """The entity's page, when the observation still involves it."""
 
 
 @dataclass(frozen=True, slots=True)
 class RootBlockerView:
     name: str
+    uuid: str | None
+    """The blocker's page (a single entity the observation involves), else ``None``."""
     owners: str
     cycle: bool
     direct: list[WaitingItem]
@@ -201,8 +205,16 @@ class IssueView:
     """(event, episodes, recurring)."""
 
 
-def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
+def root_blockers(
+    structure: Mapping[str, Any], pages: Mapping[int, Any] | None = None
+) -> list[RootBlockerView]:
+    """The root blockers in words; ``pages`` maps entity ids to uuids, to link the names (which
+    come from the structure: what was observed, even if an entity was renamed since)."""
     names = _names(structure)
+    pages = pages or {}
+
+    def page(entity_id: int) -> str | None:
+        return str(pages[entity_id]) if entity_id in pages else None
 
     def waiting(items: list[dict[str, Any]]) -> list[WaitingItem]:
         return [
@@ -210,6 +222,7 @@ def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
                 name=_name(names, d["entity"]),
                 owners=_join([_name(names, o["entity"]) for o in d.get("owners", [])]),
                 via=_join([_name(names, v) for v in d.get("via", [])]),
+                uuid=page(d["entity"]),
             )
             for d in items
         ]
@@ -217,6 +230,7 @@ def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
     return [
         RootBlockerView(
             name=" + ".join(_name(names, m) for m in root["members"]),
+            uuid=page(root["members"][0]) if len(root["members"]) == 1 else None,
             owners=_join([_name(names, o["entity"]) for o in root.get("owners", [])]),
             cycle=bool(root.get("cycle")),
             direct=waiting(root.get("direct", [])),

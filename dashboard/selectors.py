@@ -184,6 +184,12 @@ def cluster_episodes(observation: Observation) -> list[Episode]:
     )
 
 
+def entity_pages(observation: Observation) -> dict[int, UUID]:
+    """Entity id → uuid for the entities the observation involves, to link their names to their
+    pages (one query)."""
+    return dict(observation.entities.values_list("pk", "uuid"))
+
+
 def lineage_versions(observation: Observation) -> list[Observation]:
     """Every version of the observation's lineage, oldest first (one query)."""
     return list(

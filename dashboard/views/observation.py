@@ -26,6 +26,7 @@ from dashboard.presenters import (
 from dashboard.selectors import (
     CLUSTER_EPISODES_SHOWN,
     cluster_episodes,
+    entity_pages,
     fact_evidence,
     lineage_versions,
     observation_claims,
@@ -71,7 +72,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             graphs=switcher_graphs(request.user),
             run=run,
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
-            blockers=root_blockers(structure),
+            blockers=root_blockers(structure, entity_pages(observation)),
             issues=recurring_issues(structure),
             chain=dependency_diagram(structure),
             episodes=episodes,

@@ -290,7 +290,7 @@ def evidence_set(request, graph: Graph, ingest) -> Observation:  # type: ignore[
     return large_observation(graph)
 
 
-def test_the_page_takes_ten_queries_whatever_the_evidence(
+def test_the_page_takes_eleven_queries_whatever_the_evidence(
     client: Client, owner, evidence_set: Observation, django_assert_num_queries
 ) -> None:
     signed_in(client, owner)
@@ -298,8 +298,10 @@ def test_the_page_takes_ten_queries_whatever_the_evidence(
 
     # 1 session, 2 user, 3 membership + graph, 4 the observation with its runs and model call,
     # 5 claims, 6 the facts they cite (with what closed them), 7 the cluster's episodes,
-    # 8 the lineage's versions, 9 related observations of other lineages, 10 the switcher.
-    with django_assert_num_queries(10):
+    # 8 the uuids of its entities (to link their names), 9 the lineage's versions, 10 related
+    # observations of other lineages, 11 the switcher. The lifecycle timeline is drawn from
+    # these rows.
+    with django_assert_num_queries(11):
         client.get(url)
 
 
@@ -309,8 +311,8 @@ def test_an_open_trail_adds_one_query_whatever_the_evidence(
     signed_in(client, owner)
     url = detail_url(evidence_set, "claim=1")
 
-    # The ten above, plus 11 the episodes supporting the open claim's facts.
-    with django_assert_num_queries(11):
+    # The eleven above, plus 12 the episodes supporting the open claim's facts.
+    with django_assert_num_queries(12):
         response = client.get(url)
     assert response.context["expanded"] is not None
 
@@ -333,10 +335,10 @@ def test_a_retired_page_adds_a_query_for_the_facts_that_retired_it(
     signed_in(client, owner)
     url = detail_url(shipped)
 
-    # The ten of an active page, plus 11 the closed facts. (Episodes that left the pattern
-    # are a twelfth; here none did, and an empty id list costs no query.)
+    # The eleven of an active page, plus 12 the closed facts. (Episodes that left the pattern
+    # are a thirteenth; here none did, and an empty id list costs no query.)
     assert shipped.retirement["dropped_episodes"] == []
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         client.get(url)
 
 
@@ -403,3 +405,14 @@ def test_open_episode_leads_to_the_episodes_page_at_the_fact(
 
     clara = Episode.objects.get(graph=seeded.graph, external_id="clara")
     assert f'href="{reverse("episode", args=[seeded.graph.slug, clara.uuid])}#fact-' in html
+
+
+def test_the_root_blocker_and_what_waits_on_it_link_to_their_pages(
+    client: Client, owner, seeded: Observation
+) -> None:
+    html = signed_in(client, owner).get(detail_url(seeded)).content.decode()
+
+    for name in ("Auth Service Refactor", "API Migration", "Checkout Flow"):
+        entity = Entity.objects.get(graph=seeded.graph, name=name)
+        assert f'<a href="{reverse("entity", args=[seeded.graph.slug, entity.uuid])}">{name}</a>' \
+            in html
