@@ -4,9 +4,10 @@ observations it wrote and retired. Editors and owners start a run.
 
 While a run is active its ``run-progress`` fragment (on both pages) polls the run's page every
 second and stops when the run ends: the last answer is HTTP 286 and fires ``runFinished``, on
-which the list and the run's summary reload themselves.
+which the list, the run's badges and its summary reload themselves.
 
-Fragments: ``run-list`` (the table), ``run-progress`` (stage by stage) and ``run-summary``."""
+Fragments: ``run-list`` (the table), ``run-progress`` (stage by stage), ``run-status`` (the
+badges) and ``run-summary``."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from memory.models import PipelineRun
 PAGE_SIZE = 25
 POLL_SECONDS = 1
 LIST_FRAGMENTS = frozenset({"run-list"})
-RUN_FRAGMENTS = frozenset({"run-progress", "run-summary"})
+RUN_FRAGMENTS = frozenset({"run-progress", "run-status", "run-summary"})
 FINISHED = "runFinished"
 
 

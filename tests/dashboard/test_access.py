@@ -98,6 +98,7 @@ ADDRESSES: dict[str, Address] = {
     "run-list fragment": lambda o: (_page("runs")(o), htmx("run-list")),
     "run": lambda o: (_run(o), {}),
     "run-progress fragment of a run": lambda o: (_run(o), htmx("run-progress")),
+    "run-status fragment": lambda o: (_run(o), htmx("run-status")),
     "run-summary fragment": lambda o: (_run(o), htmx("run-summary")),
 }
 

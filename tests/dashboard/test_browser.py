@@ -347,7 +347,9 @@ def test_a_started_run_shows_its_progress_until_done(
     page.wait_for_timeout(2500)
     assert polls == []
     page.wait_for_load_state("networkidle")
-    assert "Written by this run" in page.content()  # the summary reloaded when the run finished
+    # The badges and the summary reloaded when the run finished.
+    assert page.locator("#run-status .badge").first.inner_text() == "Succeeded"
+    assert "Written by this run" in page.content()
     session.shot("17-run-done")
     for worker in workers:
         worker.join(timeout=30)

@@ -127,6 +127,14 @@ def test_the_list_shows_the_active_runs_stages_and_polls_them(
     assert 'value="58"' in html and "2 / 5" in html
 
 
+def test_an_active_runs_badges_and_summary_reload_when_it_finishes(
+    client: Client, owner, running
+) -> None:
+    html = signed_in(client, owner).get(run_url(running)).content.decode()
+
+    assert html.count('hx-trigger="runFinished from:body"') == 2
+
+
 def test_the_progress_keeps_polling_while_the_run_is_active(
     client: Client, owner, running
 ) -> None:
@@ -153,8 +161,9 @@ def test_when_the_run_ends_polling_stops_with_286_and_the_results_reload(
     assert "hx-trigger" not in html and 'value="100"' in html
     assert "Published: 1 new, 0 updated, 0 retired, 2 untouched." in html
     assert "runFinished" in response["HX-Trigger-After-Settle"]
-    page = client.get(run_url(running)).content.decode()
-    assert 'hx-trigger="runFinished from:body"' in page
+    badges = client.get(run_url(running), **htmx("run-status"))
+    assert badges.content.decode().lstrip().startswith('<div id="run-status"')
+    assert "Succeeded" in badges.content.decode()
 
 
 def test_the_summary_and_the_list_reload_as_fragments(client: Client, owner, finished) -> None:
