@@ -7,10 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from dashboard.http import AuthenticatedHttpRequest
-from memory.models import Graph, Membership, Observation
+from memory.models import (
+    Entity,
+    Episode,
+    Graph,
+    Membership,
+    MergeRecord,
+    MergeSuggestion,
+    Observation,
+    PipelineRun,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +37,14 @@ class GraphAccess:
     @property
     def is_owner(self) -> bool:
         return self.role == Membership.Role.OWNER
+
+    def require_editor(self) -> None:
+        """Writes need the editor or owner role. A viewer can see the graph, so a 404 would be a
+        lie: they get 403, as from the API (``memory.api.access``)."""
+        if not self.can_edit:
+            raise PermissionDenied(
+                f"You are a {self.role} of {self.graph.name}: this needs the editor or owner role."
+            )
 
 
 def graph_for_user(request: AuthenticatedHttpRequest, slug: str) -> GraphAccess:
@@ -57,3 +75,83 @@ def observation_for_user(
     if observation is None:
         raise Http404("No such observation.")
     return observation, access
+
+
+def editable_graph_for_user(request: AuthenticatedHttpRequest, slug: str) -> GraphAccess:
+    """The graph, for a write: 404 for a non-member, 403 for a viewer."""
+    access = graph_for_user(request, slug)
+    access.require_editor()
+    return access
+
+
+def entity_for_user(
+    request: AuthenticatedHttpRequest, slug: str, uuid: UUID
+) -> tuple[Entity, GraphAccess]:
+    """An entity of a graph the user is a member of, with what it was merged into (two
+    queries)."""
+    access = graph_for_user(request, slug)
+    entity = (
+        Entity.objects.select_related("merged_into")
+        .filter(graph=access.graph, uuid=uuid)
+        .first()
+    )
+    if entity is None:
+        raise Http404("No such entity.")
+    return entity, access
+
+
+def episode_for_user(
+    request: AuthenticatedHttpRequest, slug: str, uuid: UUID
+) -> tuple[Episode, GraphAccess]:
+    """An episode of a graph the user is a member of (two queries)."""
+    access = graph_for_user(request, slug)
+    episode = Episode.objects.filter(graph=access.graph, uuid=uuid).first()
+    if episode is None:
+        raise Http404("No such episode.")
+    return episode, access
+
+
+def run_for_user(
+    request: AuthenticatedHttpRequest, slug: str, uuid: UUID
+) -> tuple[PipelineRun, GraphAccess]:
+    """A pipeline run of a graph the user is a member of, with who asked for it (two
+    queries)."""
+    access = graph_for_user(request, slug)
+    run = (
+        PipelineRun.objects.select_related("requested_by")
+        .filter(graph=access.graph, uuid=uuid)
+        .first()
+    )
+    if run is None:
+        raise Http404("No such run.")
+    return run, access
+
+
+def suggestion_for_editor(
+    request: AuthenticatedHttpRequest, slug: str, suggestion_id: int
+) -> tuple[MergeSuggestion, GraphAccess]:
+    """A merge suggestion of a graph the user may write to, with both of its entities."""
+    access = editable_graph_for_user(request, slug)
+    suggestion = (
+        MergeSuggestion.objects.select_related("entity", "into")
+        .filter(graph=access.graph, pk=suggestion_id)
+        .first()
+    )
+    if suggestion is None:
+        raise Http404("No such merge suggestion.")
+    return suggestion, access
+
+
+def merge_for_editor(
+    request: AuthenticatedHttpRequest, slug: str, merge_id: int
+) -> tuple[MergeRecord, GraphAccess]:
+    """A merge of a graph the user may write to, with both of its entities."""
+    access = editable_graph_for_user(request, slug)
+    record = (
+        MergeRecord.objects.select_related("kept", "merged")
+        .filter(graph=access.graph, pk=merge_id)
+        .first()
+    )
+    if record is None:
+        raise Http404("No such merge.")
+    return record, access

@@ -3,17 +3,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from dashboard import throttle
-from memory.models import Observation
+from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LENGTH
+from memory.models import Episode, Observation
+from memory.ontology import ENTITY_TYPES
 
 # --- Signing in ---------------------------------------------------------------------------------
 
@@ -148,9 +151,169 @@ class ObservationStateForm(QueryForm):
     claim = forms.IntegerField(required=False, min_value=0, max_value=10_000)
 
 
+class EpisodeFilterForm(QueryForm):
+    """The episode list's filters. Dates are world time: when the update was written."""
+
+    STATUSES = [("", "Any status"), *Episode.Status.choices]
+
+    author = forms.CharField(required=False, max_length=MAX_AUTHOR_LENGTH, label="Author")
+    source = forms.CharField(required=False, max_length=MAX_SOURCE_LENGTH, label="Source")
+    status = forms.ChoiceField(required=False, choices=STATUSES, label="Status")
+    since = forms.DateField(required=False, label="Written from")
+    until = forms.DateField(required=False, label="Written until")
+    entity = forms.UUIDField(required=False, label="Mentions")
+    """An entity's uuid: the episodes that support its facts (its page links here)."""
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        since, until = cleaned.get("since"), cleaned.get("until")
+        if since and until and until < since:
+            self.add_error("until", "The end date is before the start date.")
+        return cleaned
+
+
+class UploadBatchForm(QueryForm):
+    """Which upload the progress poll watches: its episodes share the ingestion time."""
+
+    batch = forms.DateTimeField(required=False)
+
+
+class TimelineForm(QueryForm):
+    """The timeline's range (world time), the day its knowledge is cut at (system time: what was
+    known at the end of that day) and which entities make its rows."""
+
+    MAX_DAYS = 366
+    DEFAULT_DAYS = 28
+    TYPES = [("", "All entities"), *((t, t) for t in ENTITY_TYPES if t != "Status")]
+
+    start = forms.DateField(required=False, label="From")
+    end = forms.DateField(required=False, label="To")
+    as_of = forms.DateField(required=False, label="Known as of")
+    type = forms.ChoiceField(required=False, choices=TYPES, label="Rows")
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        start, end = cleaned.get("start"), cleaned.get("end")
+        if start and end and end < start:
+            self.add_error("end", "The end date is before the start date.")
+        elif start and end and (end - start).days > self.MAX_DAYS:
+            self.add_error("end", f"Show at most {self.MAX_DAYS} days at once.")
+        return cleaned
+
+    def window(self, today: date) -> tuple[date, date, date | None]:
+        """(first day, last day, as-of day) in effect: by default the four weeks up to the as-of
+        day (today without one)."""
+        values = self.values()
+        as_of = values.get("as_of")
+        end = values.get("end") or as_of or today
+        start = values.get("start") or end - timedelta(days=self.DEFAULT_DAYS - 1)
+        if "end" in self.errors or start > end:
+            start = end - timedelta(days=self.DEFAULT_DAYS - 1)
+        return start, end, as_of
+
+
+class RunListForm(QueryForm):
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+
+class MergeListForm(QueryForm):
+    page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
+
+    defaults = {"page": 1}
+
+
+# --- Writing ------------------------------------------------------------------------------------
+
+
+class EpisodeForm(forms.Form):
+    """One update typed into the page: stored like any other episode (``memory.ingestion``).
+    Its fields' ids start with ``add_``: the list's filters beside it have an author and a
+    source too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "add_%s")
+        super().__init__(*args, **kwargs)
+
+    content = forms.CharField(
+        label="Update", widget=forms.Textarea(attrs={"rows": 4}),
+        help_text="What happened, in the author's words.",
+    )
+    author = forms.CharField(
+        label="Author", max_length=MAX_AUTHOR_LENGTH,
+        widget=forms.TextInput(attrs={"list": "authors", "autocomplete": "off"}),
+    )
+    reference_time = forms.DateTimeField(
+        label="Written at", widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="When it was said (a date in the past is a backfill).",
+    )
+    source = forms.CharField(
+        label="Source", max_length=MAX_SOURCE_LENGTH, required=False,
+        help_text="Where it came from, e.g. weekly-status or standup.",
+    )
+
+    def clean_content(self) -> str:
+        content: str = self.cleaned_data["content"]
+        if len(content.encode()) > MAX_CONTENT_BYTES:
+            raise forms.ValidationError(f"The limit is {MAX_CONTENT_BYTES // 1024} KB.")
+        return content
+
+    def record(self) -> dict[str, Any]:
+        """The ingestion record (``memory.ingestion``); a time without an offset is read in the
+        site's time zone."""
+        when: datetime = self.cleaned_data["reference_time"]
+        if timezone.is_naive(when):
+            when = timezone.make_aware(when)
+        return {
+            "type": Episode.Type.TEXT,
+            "author": self.cleaned_data["author"],
+            "content": self.cleaned_data["content"],
+            "reference_time": when.isoformat(),
+            "source": self.cleaned_data.get("source") or "dashboard",
+        }
+
+
+class UploadForm(forms.Form):
+    file = forms.FileField(
+        label="JSON Lines file",
+        help_text="One episode per line: author, reference_time (ISO 8601 with offset), content "
+                  "— the format of manage.py ingest.",
+    )
+
+    def __init__(self, *args: Any, max_bytes: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        if upload.size > self.max_bytes:
+            raise forms.ValidationError(
+                f"The file is {filesizeformat(upload.size)}; the limit is "
+                f"{filesizeformat(self.max_bytes)}. Split it, or use manage.py ingest."
+            )
+        return upload
+
+
 def start_of_day(day: Any) -> datetime:
     return timezone.make_aware(datetime.combine(day, time.min))
 
 
 def end_of_day(day: Any) -> datetime:
     return start_of_day(day) + timedelta(days=1)
+
+
+class WeeklyViewForm(QueryForm):
+    """Which view of a week: what was known at its end (the default) or today's hindsight."""
+
+    VIEWS = [("known", "As known then"), ("hindsight", "With hindsight")]
+
+    view = forms.ChoiceField(required=False, choices=VIEWS)
+
+    defaults = {"view": "known"}

@@ -6,10 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from memory.models import Claim, Episode, Fact, FactEvidence, Observation
+from memory.ingestion import IngestReport, LineResult
+from memory.models import (
+    Claim,
+    Entity,
+    Episode,
+    Fact,
+    FactEvidence,
+    MergeSuggestion,
+    Observation,
+)
 
 # How a relation reads between two names, and how a target-mode signature (what several episodes
 # point at) reads on its own: "waits on the Auth Service Refactor".
@@ -27,6 +36,8 @@ RELATION_PHRASES: dict[str, str] = {
 }
 
 TEMPLATE_GENERATOR = "template"
+BACKFILL_AFTER = timedelta(days=1)
+"""An episode that arrived this long after it was written is a backfill."""
 
 
 def relation_phrase(relation: str) -> str:
@@ -35,6 +46,10 @@ def relation_phrase(relation: str) -> str:
 
 def generator_label(generator: str) -> str:
     return "Template summary" if generator == TEMPLATE_GENERATOR else generator
+
+
+def is_backfill(episode: Episode) -> bool:
+    return episode.ingested_at - episode.reference_time > BACKFILL_AFTER
 
 
 def _names(structure: Mapping[str, Any]) -> dict[str, str]:
@@ -162,11 +177,15 @@ class WaitingItem:
     name: str
     owners: str
     via: str
+    uuid: str | None = None
+    """The entity's page, when the observation still involves it."""
 
 
 @dataclass(frozen=True, slots=True)
 class RootBlockerView:
     name: str
+    uuid: str | None
+    """The blocker's page (a single entity the observation involves), else ``None``."""
     owners: str
     cycle: bool
     direct: list[WaitingItem]
@@ -186,8 +205,16 @@ class IssueView:
     """(event, episodes, recurring)."""
 
 
-def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
+def root_blockers(
+    structure: Mapping[str, Any], pages: Mapping[int, Any] | None = None
+) -> list[RootBlockerView]:
+    """The root blockers in words; ``pages`` maps entity ids to uuids, to link the names (which
+    come from the structure: what was observed, even if an entity was renamed since)."""
     names = _names(structure)
+    pages = pages or {}
+
+    def page(entity_id: int) -> str | None:
+        return str(pages[entity_id]) if entity_id in pages else None
 
     def waiting(items: list[dict[str, Any]]) -> list[WaitingItem]:
         return [
@@ -195,6 +222,7 @@ def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
                 name=_name(names, d["entity"]),
                 owners=_join([_name(names, o["entity"]) for o in d.get("owners", [])]),
                 via=_join([_name(names, v) for v in d.get("via", [])]),
+                uuid=page(d["entity"]),
             )
             for d in items
         ]
@@ -202,6 +230,7 @@ def root_blockers(structure: Mapping[str, Any]) -> list[RootBlockerView]:
     return [
         RootBlockerView(
             name=" + ".join(_name(names, m) for m in root["members"]),
+            uuid=page(root["members"][0]) if len(root["members"]) == 1 else None,
             owners=_join([_name(names, o["entity"]) for o in root.get("owners", [])]),
             cycle=bool(root.get("cycle")),
             direct=waiting(root.get("direct", [])),
@@ -300,3 +329,142 @@ def number_citations(claims: Iterable[Claim]) -> list[ClaimView]:
         view.citations.sort(key=lambda c: c.number)
         views.append(view)
     return views
+
+
+# --- An upload's report -----------------------------------------------------------------------
+
+LINES_LISTED = 500
+"""An upload's report lists at most this many lines of each kind (it counts them all)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UploadResult:
+    """What an upload did, line by line, and how far the processing of what it stored is."""
+
+    ingested_at: datetime
+    """Shared by every episode the upload stored: the progress poll finds them by it."""
+    progress: Mapping[str, int]
+    """Episode status → how many of the upload's episodes are in it."""
+    filename: str = ""
+    report: IngestReport | None = None
+
+    @classmethod
+    def progress_only(cls, ingested_at: datetime, progress: Mapping[str, int]) -> UploadResult:
+        return cls(ingested_at=ingested_at, progress=progress)
+
+    @property
+    def problems(self) -> list[LineResult]:
+        """Rejected and duplicate lines, in file order."""
+        lines = self.report.results if self.report else []
+        return [r for r in lines if r.status != "stored"][:LINES_LISTED]
+
+    @property
+    def stored_lines(self) -> list[LineResult]:
+        lines = self.report.results if self.report else []
+        return [r for r in lines if r.status == "stored"][:LINES_LISTED]
+
+    @property
+    def lines_cut(self) -> bool:
+        report = self.report
+        return bool(report) and max(report.stored, report.duplicates + report.rejected) > (
+            LINES_LISTED)
+
+    @property
+    def total(self) -> int:
+        return sum(self.progress.values())
+
+    @property
+    def finished(self) -> int:
+        return self.progress.get(Episode.Status.PROCESSED, 0) + self.progress.get(
+            Episode.Status.FAILED, 0)
+
+    @property
+    def waiting(self) -> bool:
+        return self.finished < self.total
+
+    @property
+    def percent(self) -> int:
+        return 100 if not self.total else int(100 * self.finished / self.total)
+
+
+# --- Pipeline runs ----------------------------------------------------------------------------
+
+STAGE_LABELS = {
+    "load": "Load the facts",
+    "cluster": "Cluster the episodes",
+    "reconcile": "Reconcile with the observations",
+    "analyse": "Analyse the changed clusters",
+    "summarize": "Write the summaries",
+    "publish": "Publish",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StageView:
+    name: str
+    label: str
+    status: str
+    done: int
+    total: int
+    seconds: float | None
+
+
+def run_stages(progress: Mapping[str, Any], timings: Mapping[str, float]) -> list[StageView]:
+    """A run's stages in order, from its progress record (a queued run has none yet: every stage
+    is pending)."""
+    stages = progress.get("stages") or [{"name": name, "status": "pending"}
+                                        for name in STAGE_LABELS]
+    return [
+        StageView(
+            name=stage["name"], label=STAGE_LABELS.get(stage["name"], stage["name"]),
+            status=stage.get("status", "pending"), done=stage.get("done", 0),
+            total=stage.get("total", 0),
+            seconds=stage.get("seconds", timings.get(stage["name"])),
+        )
+        for stage in stages
+    ]
+
+
+def run_seconds(started: datetime | None, finished: datetime | None) -> float | None:
+    if started is None or finished is None:
+        return None
+    return max(0.0, (finished - started).total_seconds())
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+# --- Merge review -----------------------------------------------------------------------------
+
+MERGE_FACTS_SHOWN = 6
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSide:
+    entity: Entity
+    facts: list[Fact]
+    """Its newest facts, either direction, up to ``MERGE_FACTS_SHOWN``."""
+    more: int
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionView:
+    suggestion: MergeSuggestion
+    merged: MergeSide
+    """The newer entity, which a merge folds into ``kept``."""
+    kept: MergeSide
+
+    @property
+    def sides(self) -> tuple[MergeSide, MergeSide]:
+        return (self.merged, self.kept)
+
+
+def merge_sides(suggestion: MergeSuggestion, facts: Mapping[int, list[Fact]]) -> SuggestionView:
+    def side(entity: Entity) -> MergeSide:
+        rows = facts.get(entity.pk, [])
+        return MergeSide(entity=entity, facts=rows[:MERGE_FACTS_SHOWN],
+                         more=max(0, len(rows) - MERGE_FACTS_SHOWN))
+
+    return SuggestionView(suggestion=suggestion, merged=side(suggestion.entity),
+                          kept=side(suggestion.into))

@@ -237,6 +237,8 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = True
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 10 * 1024 * 1024)
+# The largest JSON Lines file the episodes page accepts (bigger imports: manage.py ingest).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 20 * 1024 * 1024)
 
 LOGGING = {
     "version": 1,

@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.db import IntegrityError, transaction
@@ -43,6 +43,7 @@ MAX_SOURCE_LENGTH = 100
 MAX_EXTERNAL_ID_LENGTH = 255
 MAX_FACTS_PER_EPISODE = 200
 WRITE_BATCH = 500
+MAX_UTC_OFFSET = timedelta(hours=16)
 
 # Zep's convention for chat messages: "Name: text" names its author.
 _MESSAGE_AUTHOR = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s+(\S.*)$", re.DOTALL)
@@ -166,9 +167,16 @@ def parse_timestamp(value: Any, field_name: str) -> datetime:
         raise InvalidEpisode(
             field_name, f"{value!r} is not an ISO 8601 timestamp (e.g. 2026-11-23T09:00:00+00:00)"
         ) from None
-    if parsed.tzinfo is None or parsed.utcoffset() is None:
+    offset = parsed.utcoffset()
+    if parsed.tzinfo is None or offset is None:
         raise InvalidEpisode(
             field_name, f"{value!r} has no UTC offset; add one, e.g. +00:00 or Z"
+        )
+    # Python accepts offsets up to ±23:59, PostgreSQL only up to ±15:59 (real ones are within
+    # -12:00..+14:00): refuse the rest here rather than fail in the database.
+    if abs(offset) >= MAX_UTC_OFFSET:
+        raise InvalidEpisode(
+            field_name, f"{value!r} has a UTC offset beyond ±15:59; real ones are -12:00 to +14:00"
         )
     return parsed
 

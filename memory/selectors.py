@@ -10,6 +10,7 @@ Time (DESIGN §3):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from django.db.models import Prefetch, Q, QuerySet
@@ -70,19 +71,25 @@ def facts_known_at(
 
 def entity_facts(entity: Entity) -> tuple[list[Fact], list[Fact]]:
     """An entity's current and ended facts, either direction (one query)."""
-    now = timezone.now()
-    facts = list(
+    facts = (
         Fact.objects.filter(Q(source=entity) | Q(target=entity), graph_id=entity.graph_id)
         .select_related("source", "target")
         .order_by("valid_at", "pk")
     )
-    # Ended = something closed it (or it was retracted); a fact dated ahead still stands.
-    ended = [
-        f for f in facts
-        if f.expired_at is not None or (f.invalid_at is not None and f.invalid_at <= now)
-    ]
-    ended_ids = {f.pk for f in ended}
-    return [f for f in facts if f.pk not in ended_ids], ended
+    return split_ended(facts, timezone.now())
+
+
+def split_ended(facts: Iterable[Fact], now: datetime) -> tuple[list[Fact], list[Fact]]:
+    """Facts split into (still standing, ended) at ``now``. Ended = something closed it (or it
+    was retracted); a fact dated ahead still stands."""
+    current: list[Fact] = []
+    ended: list[Fact] = []
+    for fact in facts:
+        closed = fact.expired_at is not None or (
+            fact.invalid_at is not None and fact.invalid_at <= now
+        )
+        (ended if closed else current).append(fact)
+    return current, ended
 
 
 def graph_episodes(graph: Graph) -> QuerySet[Episode]:

@@ -16,7 +16,7 @@ from django.core.cache import cache
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
-from memory import pipeline, processing
+from memory import entity_summaries, pipeline, processing
 from memory.api.idempotency import purge_expired
 from memory.models import Episode, Graph, PipelineRun
 
@@ -158,3 +158,15 @@ def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
         schedule_pipeline(graph_id)
 
     transaction.on_commit(send)
+
+
+@shared_task(name="memory.summarize_entity", autoretry_for=(OperationalError,), retry_backoff=5,
+             max_retries=3)
+def summarize_entity(entity_id: int) -> str:
+    """(Re)write one entity's summary if its facts changed (``memory.entity_summaries``)."""
+    return entity_summaries.write_summary(entity_id)
+
+
+def summarize_entity_later(entity_id: int) -> None:
+    """After the current transaction commits (at once outside one), write the entity's summary."""
+    transaction.on_commit(lambda: _send(summarize_entity, entity_id))

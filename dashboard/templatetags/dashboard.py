@@ -13,8 +13,9 @@ from django.utils import timezone
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from dashboard import presenters
 from dashboard.presenters import generator_label, relation_phrase
-from memory.models import Episode
+from memory.models import Episode, Observation
 
 register = template.Library()
 
@@ -84,3 +85,44 @@ def plural(count: int, words: str) -> str:
     """``{{ n|plural:"person,people" }}`` → "1 person" / "3 people"."""
     singular, _, many = words.partition(",")
     return f"{count} {singular if count == 1 else (many or singular + 's')}"
+
+
+@register.filter
+def is_backfill(episode: Episode) -> bool:
+    """Whether it reached the system well after it was written."""
+    return presenters.is_backfill(episode)
+
+
+@register.filter
+def first_line(text: str | None) -> str:
+    return presenters.first_line(text or "")
+
+
+@register.filter
+def seconds_until(start: datetime | None, end: datetime | None) -> float | None:
+    return presenters.run_seconds(start, end)
+
+
+@register.filter
+def duration(seconds: float | None) -> str:
+    """4 ms, 2.3 s, 1 min 12 s, 2 h 5 min."""
+    if seconds is None:
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+@register.filter
+def retired_reason(reason: str) -> str:
+    """``evidence_ended`` → "evidence ended"."""
+    try:
+        return str(Observation.RetiredReason(reason).label).lower()
+    except ValueError:
+        return reason.replace("_", " ")

@@ -1,6 +1,6 @@
 """An observation's page (``/g/<graph>/o/<uuid>``): its claims with citation chips and, in place,
 the evidence trail of one claim; its structure; why its episodes belong together; its history;
-the audit of how it was made.
+the audit of how it was made. Its history is also drawn as a lifecycle timeline.
 
 Fragment: ``claims`` (re-rendered when a chip opens or closes an evidence trail; the open trail
 is ``?claim=<position>`` in the URL)."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from django.http import HttpResponse
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from dashboard.access import observation_for_user
@@ -25,6 +26,7 @@ from dashboard.presenters import (
 from dashboard.selectors import (
     CLUSTER_EPISODES_SHOWN,
     cluster_episodes,
+    entity_pages,
     fact_evidence,
     lineage_versions,
     observation_claims,
@@ -32,6 +34,7 @@ from dashboard.selectors import (
     retirement_evidence,
     switcher_graphs,
 )
+from dashboard.timeline import lifecycle_timeline
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import Observation
 
@@ -69,7 +72,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             graphs=switcher_graphs(request.user),
             run=run,
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
-            blockers=root_blockers(structure),
+            blockers=root_blockers(structure, entity_pages(observation)),
             issues=recurring_issues(structure),
             chain=dependency_diagram(structure),
             episodes=episodes,
@@ -79,6 +82,8 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
                 episodes, structure.get("links", []), [s.text for s in signatures]
             ),
             versions=versions,
+            lifecycle=lifecycle_timeline(observation, versions, episodes,
+                                         slug=access.graph.slug, now=timezone.now()),
             related=related,
             successors=[v for v in versions if v.version == observation.version + 1]
             + [r for r in related if r.is_successor],

@@ -194,3 +194,201 @@ def test_the_pages_render_cleanly_in_dark_mode_and_at_phone_width(
 
     assert session.errors == []
     session.close()
+
+
+# --- The weekly review, the timeline, a run ------------------------------------------------------
+
+
+def test_a_pm_reviews_the_week_exports_it_and_follows_a_timeline_bar_to_its_update(
+    browser, live_server, demo: User
+) -> None:
+    session = Session(browser, live_server.url, viewport=DESKTOP, scheme="light",
+                      label="desktop-light")
+    page = session.page
+    session.sign_in()
+
+    # The weekly review of the demo project opens on this week; the week before is one click away.
+    session.go("/g/atlas/")
+    page.locator(".graph-nav").get_by_role("link", name="Weekly review").click()
+    page.wait_for_url(re.compile(r"/g/atlas/weekly/\d{4}-W\d{2}$"))
+    this_week = page.url.rsplit("/", 1)[1]
+    session.shot("10-weekly-this-week")
+    page.get_by_role("link", name=re.compile(r"← Week \d+")).click()
+    page.wait_for_url(re.compile(r"/weekly/\d{4}-W\d{2}$"))
+    last_week = page.url.rsplit("/", 1)[1]
+    assert last_week != this_week
+    assert page.locator("#blockers-title").is_visible()
+    assert page.locator(".review-table tbody tr").count() >= 1
+    session.shot("11-weekly-last-week")
+
+    # With hindsight, then the exports of that view.
+    page.locator(".segmented").get_by_role("link", name="With hindsight").click()
+    page.wait_for_url(re.compile(r"view=hindsight"))
+    with page.expect_download() as markdown:
+        page.get_by_role("link", name="Markdown").click()
+    assert markdown.value.suggested_filename == f"atlas-weekly-{last_week}-hindsight.md"
+    text = Path(markdown.value.path()).read_text()
+    assert text.startswith(f"# Project Atlas — weekly review {last_week}")
+    assert "## Root blockers by unblock reach" in text
+    with page.expect_download() as csv:
+        page.get_by_role("link", name="CSV").click()
+    assert csv.value.suggested_filename == f"atlas-weekly-{last_week}-hindsight.csv"
+    assert Path(csv.value.path()).read_text().lstrip("\ufeff").startswith("section,item,detail")
+    session.shot("12-weekly-hindsight")
+
+    # The timeline: hover a dependency, click it, land on the update that said it.
+    page.locator(".graph-nav").get_by_role("link", name="Timeline").click()
+    page.wait_for_load_state("networkidle")
+    bar = page.locator("svg.tl-chart a.tl-bar.rel-depends_on").first
+    title = bar.locator("title").text_content()
+    assert " waits on " in title
+    session.shot("13-timeline")
+    bar.locator("rect").click()
+    page.wait_for_url(re.compile(r"/g/atlas/ep/[0-9a-f-]+#fact-[0-9a-f-]+$"))
+    fact = page.locator(".fact:target")
+    assert fact.is_visible()
+    assert "waits on" in fact.inner_text()
+    session.shot("14-episode-from-the-timeline")
+
+    # The entity behind the bar has its own page and timeline.
+    fact.locator("a.entity-link").last.click()
+    page.wait_for_url(re.compile(r"/g/atlas/e/[0-9a-f-]+$"))
+    assert page.locator("svg.tl-chart").is_visible()
+    session.shot("15-entity")
+
+    assert session.errors == []
+    session.close()
+
+
+@pytest.fixture
+def release(demo: User):  # type: ignore[no-untyped-def]
+    """A graph with eight fresh dependency patterns waiting for their first run."""
+    from memory.ingestion import ingest_records
+    from memory.models import Graph, Membership
+    from memory.processing import process_episode
+
+    graph = Graph.objects.create(slug="release", name="Release train")
+    Membership.objects.create(graph=graph, user=demo, role=Membership.Role.OWNER)
+    records = []
+    for i, component in enumerate(["Billing API", "Search Index", "Audit Log", "Feature Flags",
+                                   "Mail Relay", "Image CDN", "Rate Limiter", "Job Queue"]):
+        for j, (who, item) in enumerate([("Ann", "Web App"), ("Ben", "Mobile App")]):
+            records.append({
+                "author": f"{who} {i}", "reference_time": f"2026-11-0{2 + j}T09:{i:02d}:00+00:00",
+                "content": f"The {item} {i} is blocked. I'm waiting on the {component}.",
+            })
+    report = ingest_records(graph, list(enumerate(records, start=1)), process=False)
+    for episode_id in report.stored_ids:
+        process_episode(episode_id)
+    return graph
+
+
+def test_a_started_run_shows_its_progress_until_done(
+    browser, live_server, release, fake_openai, monkeypatch
+) -> None:
+    import threading
+    from dataclasses import replace
+
+    from django.db import connections
+
+    from memory import pipeline, tasks
+    from memory.models import PipelineRun
+    from tests.fake_openai import default_responder
+
+    # The model answers each summary after a moment, so the run takes a few seconds.
+    fake_openai.responder = lambda request: replace(default_responder(request), delay=0.4)
+    # A worker takes the run, as in production: on SQLite's in-memory test database every thread
+    # shares the live server's one connection; PostgreSQL gives the worker its own.
+    shared = live_server.thread.connections_override.get("default")
+    workers: list[threading.Thread] = []
+
+    def work(run_id: int) -> None:
+        if shared is not None:
+            connections["default"] = shared
+        try:
+            run = PipelineRun.objects.select_related("graph").get(pk=run_id)
+            if pipeline.claim_run(run):
+                pipeline.execute_run(run)
+        finally:
+            if shared is None:
+                connections.close_all()
+
+    def start_in_a_worker(run: PipelineRun) -> None:
+        workers.append(threading.Thread(target=work, args=(run.pk,), daemon=True))
+        workers[-1].start()
+
+    monkeypatch.setattr(tasks, "start_run", start_in_a_worker)
+    session = Session(browser, live_server.url, viewport=DESKTOP, scheme="light",
+                      label="desktop-light")
+    page = session.page
+    session.sign_in()
+    session.go("/g/release/runs")
+    page.get_by_role("button", name="Start a run").click()
+    page.wait_for_url(re.compile(r"/g/release/runs/[0-9a-f-]+$"))
+
+    seen: set[str] = set()
+    percent = page.locator("#run-progress .run-progress__percent")
+    for _ in range(120):
+        seen.add(percent.inner_text())
+        if page.locator("#run-progress .notice--ok").count():
+            break
+        if len(seen) == 2:
+            session.shot("16-run-in-progress")
+        page.wait_for_timeout(250)
+    assert page.locator("#run-progress strong").first.inner_text() == "Done"
+    assert percent.inner_text() == "100%"
+    assert page.locator("#run-progress progress").get_attribute("value") == "100"
+    assert page.locator(".stage-row--done").count() == 6
+    assert any(value not in {"0%", "100%"} for value in seen), seen  # it was seen moving
+    assert "8 new" in page.locator("#run-progress .notice--ok").inner_text()
+    # Polling stopped: no more requests for the run's page.
+    polls: list[str] = []
+    page.on("request", lambda r: polls.append(r.url) if "/runs/" in r.url else None)
+    page.wait_for_timeout(2500)
+    assert polls == []
+    page.wait_for_load_state("networkidle")
+    # The badges and the summary reloaded when the run finished.
+    assert page.locator("#run-status .badge").first.inner_text() == "Succeeded"
+    assert "Written by this run" in page.content()
+    session.shot("17-run-done")
+    for worker in workers:
+        worker.join(timeout=30)
+
+    assert session.errors == []
+    session.close()
+
+
+@pytest.mark.parametrize(("scheme", "viewport", "label"), [
+    ("dark", DESKTOP, "desktop-dark"),
+    ("light", PHONE, "phone-light"),
+    ("dark", PHONE, "phone-dark"),
+])
+def test_the_new_pages_render_cleanly_in_dark_mode_and_at_phone_width(
+    browser, live_server, demo: User, scheme: str, viewport: dict, label: str
+) -> None:
+    from memory.models import Entity, Episode, PipelineRun
+
+    entity = Entity.objects.get(graph__slug="seed", name="Auth Service Refactor")
+    episode = Episode.objects.get(graph__slug="seed", external_id="seed-alice")
+    run = PipelineRun.objects.filter(graph__slug="atlas").latest("created_at")
+    session = Session(browser, live_server.url, viewport=viewport, scheme=scheme, label=label)
+    session.sign_in()
+
+    for path, name in [
+        ("/g/atlas/weekly/", "10-weekly-this-week"),
+        ("/g/atlas/timeline", "13-timeline"),
+        (f"/g/seed/e/{entity.uuid}", "15-entity"),
+        ("/g/atlas/episodes", "18-episodes"),
+        (f"/g/seed/ep/{episode.uuid}", "19-episode"),
+        ("/g/atlas/runs", "20-runs"),
+        (f"/g/atlas/runs/{run.uuid}", "21-run"),
+        ("/g/support/merges", "22-merges"),
+    ]:
+        session.go(path)
+        session.shot(name)
+        # Nothing may stick out sideways: wide pictures and tables scroll inside their frames.
+        width = session.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], (path, width)
+
+    assert session.errors == []
+    session.close()

@@ -4,6 +4,8 @@ an outsider."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -99,7 +101,10 @@ def test_opening_a_claim_shows_its_facts_and_claras_words_highlighted(
 
     html = response.content.decode()
     assert "Evidence for this claim" in html
-    assert "<strong>Checkout Flow</strong> <span class=\"relation\">waits on</span>" in html
+    checkout = Entity.objects.get(graph=seeded.graph, name="Checkout Flow")
+    page = reverse("entity", args=[seeded.graph.slug, checkout.uuid])
+    assert (f'<a class="entity-link" href="{page}">Checkout Flow</a> '
+            '<span class="relation">waits on</span>') in html
     assert "<strong>Clara</strong>" in html
     assert f"<mark>{CLARA.replace(chr(39), '&#x27;')}</mark>" in html
     assert "Current" in html and "valid since 27 Nov 2026, 09:00" in html
@@ -180,8 +185,9 @@ def test_the_history_lists_every_version_and_the_retired_banner_explains_why(
 
     assert ": superseded by a new version</h2>" in html
     assert "2 facts closed" in html
-    assert "API Migration <em>waits on</em> Auth Service Refactor" in html
-    assert "Payments Integration <em>waits on</em> Auth Service Refactor" in html
+    assert re.search(r">API Migration</a> <em>waits on</em> <a [^>]+>Auth Service Refactor<", html)
+    assert re.search(r">Payments Integration</a> <em>waits on</em> <a [^>]+>Auth Service Refactor<",
+                     html)
     assert "by Dana" in html
     assert f'href="{detail_url(successor)}"' in html
     assert "Version 1" in html and "Version 2" in html
@@ -284,7 +290,7 @@ def evidence_set(request, graph: Graph, ingest) -> Observation:  # type: ignore[
     return large_observation(graph)
 
 
-def test_the_page_takes_ten_queries_whatever_the_evidence(
+def test_the_page_takes_eleven_queries_whatever_the_evidence(
     client: Client, owner, evidence_set: Observation, django_assert_num_queries
 ) -> None:
     signed_in(client, owner)
@@ -292,8 +298,10 @@ def test_the_page_takes_ten_queries_whatever_the_evidence(
 
     # 1 session, 2 user, 3 membership + graph, 4 the observation with its runs and model call,
     # 5 claims, 6 the facts they cite (with what closed them), 7 the cluster's episodes,
-    # 8 the lineage's versions, 9 related observations of other lineages, 10 the switcher.
-    with django_assert_num_queries(10):
+    # 8 the uuids of its entities (to link their names), 9 the lineage's versions, 10 related
+    # observations of other lineages, 11 the switcher. The lifecycle timeline is drawn from
+    # these rows.
+    with django_assert_num_queries(11):
         client.get(url)
 
 
@@ -303,8 +311,8 @@ def test_an_open_trail_adds_one_query_whatever_the_evidence(
     signed_in(client, owner)
     url = detail_url(evidence_set, "claim=1")
 
-    # The ten above, plus 11 the episodes supporting the open claim's facts.
-    with django_assert_num_queries(11):
+    # The eleven above, plus 12 the episodes supporting the open claim's facts.
+    with django_assert_num_queries(12):
         response = client.get(url)
     assert response.context["expanded"] is not None
 
@@ -327,10 +335,10 @@ def test_a_retired_page_adds_a_query_for_the_facts_that_retired_it(
     signed_in(client, owner)
     url = detail_url(shipped)
 
-    # The ten of an active page, plus 11 the closed facts. (Episodes that left the pattern
-    # are a twelfth; here none did, and an empty id list costs no query.)
+    # The eleven of an active page, plus 12 the closed facts. (Episodes that left the pattern
+    # are a thirteenth; here none did, and an empty id list costs no query.)
     assert shipped.retirement["dropped_episodes"] == []
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):
         client.get(url)
 
 
@@ -372,3 +380,39 @@ def test_a_recurring_issue_lists_its_reporters_what_it_affects_and_what_came_bef
     assert "Nightly Backfill" in html and "2 episodes · recurring" in html
     assert "not a cause" in html
     assert '<svg class="chain"' not in html
+
+
+def test_the_history_draws_the_lifecycle_of_the_lineage(
+    client: Client, owner, shipped: Observation
+) -> None:
+    successor = shipped.successors.get()
+
+    response = signed_in(client, owner).get(detail_url(successor))
+
+    lifecycle = response.context["lifecycle"]
+    bands = [b for b in lifecycle.bars if "obs" in b.kind]
+    assert [b.href for b in bands] == [detail_url(shipped), detail_url(successor)]
+    assert "ended" in bands[0].kind and bands[1].open_end
+    assert '<svg class="tl-chart"' in response.content.decode()
+
+
+def test_open_episode_leads_to_the_episodes_page_at_the_fact(
+    client: Client, owner, seeded: Observation
+) -> None:
+    position = position_citing(seeded, "Clara")
+
+    html = signed_in(client, owner).get(detail_url(seeded, f"claim={position}")).content.decode()
+
+    clara = Episode.objects.get(graph=seeded.graph, external_id="clara")
+    assert f'href="{reverse("episode", args=[seeded.graph.slug, clara.uuid])}#fact-' in html
+
+
+def test_the_root_blocker_and_what_waits_on_it_link_to_their_pages(
+    client: Client, owner, seeded: Observation
+) -> None:
+    html = signed_in(client, owner).get(detail_url(seeded)).content.decode()
+
+    for name in ("Auth Service Refactor", "API Migration", "Checkout Flow"):
+        entity = Entity.objects.get(graph=seeded.graph, name=name)
+        assert f'<a href="{reverse("entity", args=[seeded.graph.slug, entity.uuid])}">{name}</a>' \
+            in html

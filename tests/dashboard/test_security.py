@@ -45,6 +45,14 @@ def test_pages_carry_no_inline_code_and_every_script_has_the_csp_nonce(
         reverse("board", args=[graph.slug]),
         reverse("observation", args=[graph.slug, seeded.uuid]) + "?claim=0",
         reverse("retired", args=[graph.slug]),
+        reverse("weekly", args=[graph.slug, "2026-W48"]),
+        reverse("timeline", args=[graph.slug]),
+        reverse("episodes", args=[graph.slug]),
+        reverse("episode", args=[graph.slug, seeded.episodes.first().uuid]),
+        reverse("entity", args=[graph.slug, seeded.entities.first().uuid]),
+        reverse("merges", args=[graph.slug]),
+        reverse("runs", args=[graph.slug]),
+        reverse("run", args=[graph.slug, seeded.created_by_run.uuid]),
     ]
     for url in urls:
         response = client.get(url)
@@ -65,3 +73,22 @@ def test_the_login_page_has_the_same_protections(client: Client) -> None:
     assert "'nonce-" in response["Content-Security-Policy"]
     assert response["X-Frame-Options"] == "DENY"
     assert not re.search(r"\sstyle=", response.content.decode())
+
+
+@pytest.mark.django_db
+def test_no_page_repeats_an_element_id(client: Client, graph, editor, seeded) -> None:
+    # Labels, fragments and anchors all find their element by id.
+    signed_in(client, editor)
+    for url in [
+        reverse("board", args=[graph.slug]),
+        reverse("observation", args=[graph.slug, seeded.uuid]) + "?claim=0",
+        reverse("weekly", args=[graph.slug, "2026-W48"]) + "?view=hindsight",
+        reverse("timeline", args=[graph.slug]),
+        reverse("episodes", args=[graph.slug]),
+        reverse("episode", args=[graph.slug, seeded.episodes.first().uuid]),
+        reverse("entity", args=[graph.slug, seeded.entities.first().uuid]),
+        reverse("merges", args=[graph.slug]),
+        reverse("runs", args=[graph.slug]),
+    ]:
+        ids = re.findall(r'\sid="([^"]+)"', client.get(url).content.decode())
+        assert len(ids) == len(set(ids)), (url, sorted(i for i in ids if ids.count(i) > 1))

@@ -85,6 +85,8 @@ BAD_LINES: list[tuple[str, bytes, str]] = [
      "line 2: reference_time: is required"),
     ("timestamp without offset", json.dumps(line(reference_time="2026-11-23T09:00:00")).encode(),
      "line 2: reference_time: '2026-11-23T09:00:00' has no UTC offset"),
+    ("impossible UTC offset", json.dumps(line(reference_time="0164-05-07T06:10:34+21:05")).encode(),
+     "line 2: reference_time: '0164-05-07T06:10:34+21:05' has a UTC offset beyond ±15:59"),
     ("unparseable timestamp", json.dumps(line(reference_time="next tuesday")).encode(),
      "line 2: reference_time: 'next tuesday' is not an ISO 8601 timestamp"),
     ("unknown type", json.dumps(line(type="audio")).encode(),

@@ -1,0 +1,299 @@
+"""Where data comes in: the episode list (``/g/<graph>/episodes``) with its filters, the form to
+add one update and the JSON Lines upload (editors and owners), and one episode's page
+(``/g/<graph>/ep/<uuid>``) with its words, the facts extracted from it, the observations it
+supports and its processing status (retry when it failed).
+
+Writes store through ``memory.ingestion`` like every other way in: validated line by line,
+committed first, processed after commit — by a worker in production, in-process right after the
+commit in the embedded default (so there the upload's answer arrives once its episodes are
+processed). An upload's progress is read from its episodes' statuses: all episodes of one upload
+share their ingestion time, which the progress poll carries (no extra record to keep).
+
+Fragments: ``episode-results`` (the list; it also reloads itself on ``episodesChanged``),
+``episode-add`` and ``episode-upload`` (the forms, re-rendered in place after an htmx POST),
+``upload-progress`` (polled until the upload's episodes are processed) and ``episode-status``
+(polled while the episode waits to be processed)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import (
+    HttpResponseClientRefresh,
+    HttpResponseStopPolling,
+    push_url,
+    trigger_client_event,
+)
+
+from dashboard.access import (
+    GraphAccess,
+    editable_graph_for_user,
+    episode_for_user,
+    graph_for_user,
+)
+from dashboard.forms import (
+    EpisodeFilterForm,
+    EpisodeForm,
+    UploadBatchForm,
+    UploadForm,
+    end_of_day,
+    start_of_day,
+)
+from dashboard.http import AuthenticatedHttpRequest
+from dashboard.presenters import UploadResult
+from dashboard.selectors import (
+    EpisodeFilters,
+    episode_authors,
+    episode_evidence,
+    episode_list,
+    episode_observations,
+    episode_sources,
+    episode_status_counts,
+    facts_closed_by,
+    switcher_graphs,
+)
+from dashboard.views.common import login_required, render_page, wants_fragment
+from memory import tasks
+from memory.api.services import find_duplicate
+from memory.ingestion import ingest_records, read_records
+from memory.models import Episode
+from memory.processing import retry_episode
+
+PAGE_SIZE = 25
+POLL_SECONDS = 1
+LIST_FRAGMENTS = frozenset({"episode-results"})
+EPISODE_FRAGMENTS = frozenset({"episode-status"})
+CHANGED = "episodesChanged"
+"""The event a write fires so that the list (which listens for it) reloads itself."""
+# Where a rejected record's field shows on the form.
+FORM_FIELDS = {"content": "content", "author": "author", "reference_time": "reference_time",
+               "source": "source"}
+
+
+# --- The list ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    return _list_page(request, graph_for_user(request, slug))
+
+
+def _list_page(
+    request: AuthenticatedHttpRequest,
+    access: GraphAccess,
+    *,
+    status: int = 200,
+    **forms: Any,
+) -> HttpResponse:
+    graph = access.graph
+    form = EpisodeFilterForm(request.GET)
+    values = form.values()
+    filters = EpisodeFilters(
+        author=values.get("author", ""), source=values.get("source", ""),
+        status=values.get("status", ""),
+        since=start_of_day(values["since"]) if values.get("since") else None,
+        until=end_of_day(values["until"]) if values.get("until") else None,
+        entity=values.get("entity"),
+    )
+    page = Paginator(episode_list(graph, filters), PAGE_SIZE).get_page(values["page"])
+    query = form.canonical_query()
+    context: dict[str, Any] = {
+        "access": access,
+        "graph": graph,
+        "section": "episodes",
+        "form": form,
+        "filtered": form.canonical_query(page=1) != "",
+        "page": page,
+        "query": query,
+        "page_query": form.canonical_query(page=None),
+        "list_url": reverse("episodes", args=[graph.slug]) + (f"?{query}" if query else ""),
+    }
+    fragment = request.method == "GET" and wants_fragment(request, LIST_FRAGMENTS)
+    if not fragment:
+        context.update(
+            graphs=switcher_graphs(request.user),
+            sources=episode_sources(graph),
+            authors=episode_authors(graph),
+            counts=episode_status_counts(graph),
+        )
+        if access.can_edit:
+            context["add_form"] = forms.get("add_form") or _blank_episode_form()
+            context["upload_form"] = forms.get("upload_form") or _upload_form()
+            # Folded away while browsing; open with a result to show, or nothing to browse yet.
+            context["open_forms"] = bool(forms) or not page.paginator.count
+        context.update({k: v for k, v in forms.items() if k not in {"add_form", "upload_form"}})
+    response = render_page(request, "dashboard/episodes.html", context,
+                           fragments=LIST_FRAGMENTS, status=status)
+    if fragment:
+        push_url(response, context["list_url"])
+    return response
+
+
+def _blank_episode_form() -> EpisodeForm:
+    now = timezone.localtime().replace(second=0, microsecond=0)
+    return EpisodeForm(initial={"reference_time": now.strftime("%Y-%m-%dT%H:%M")})
+
+
+def _upload_form(*args: Any) -> UploadForm:
+    return UploadForm(*args, max_bytes=settings.UPLOAD_MAX_BYTES)
+
+
+# --- Adding an update ----------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def add_episode(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    access = editable_graph_for_user(request, slug)
+    form = EpisodeForm(request.POST)
+    added: Episode | None = None
+    duplicate = False
+    if form.is_valid():
+        record = form.record()
+        line = ingest_records(access.graph, [(1, record)]).results[0]
+        if line.status == "rejected":
+            form.add_error(FORM_FIELDS.get(line.field or ""), line.reason)
+        elif line.status == "stored":
+            added = Episode.objects.get(graph=access.graph, uuid=line.episode_uuid)
+        else:
+            added, duplicate = find_duplicate(access.graph, record), True
+    failed = added is None
+    if not request.htmx:
+        if failed:
+            return _list_page(request, access, add_form=form, status=422)
+        return redirect("episode", slug=slug, uuid=added.uuid)  # type: ignore[union-attr]
+    context = {
+        "access": access, "graph": access.graph,
+        "add_form": form if failed else _blank_episode_form(),
+        "added": added, "duplicate": duplicate, "authors": episode_authors(access.graph),
+    }
+    response = TemplateResponse(request, "dashboard/episodes.html#episode-add", context,
+                                status=422 if failed else 200)
+    if added is not None and not duplicate:
+        trigger_client_event(response, CHANGED, after="settle")
+    return response
+
+
+# --- Uploading a file ----------------------------------------------------------------------------
+
+
+@login_required
+@require_POST
+def upload_episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """Store every good line of a JSON Lines file, report each line, then process what was
+    stored. Posting the same file again stores nothing twice: its lines come back duplicate."""
+    access = editable_graph_for_user(request, slug)
+    form = _upload_form(request.POST, request.FILES)
+    upload: UploadResult | None = None
+    if form.is_valid():
+        file = form.cleaned_data["file"]
+        now = timezone.now()
+        report = ingest_records(access.graph, read_records(file.read()), now=now)
+        upload = UploadResult(
+            filename=file.name, report=report, ingested_at=now,
+            progress=episode_status_counts(access.graph, ingested_at=now),
+        )
+    status = 422 if upload is None else 200
+    if not request.htmx:
+        return _list_page(request, access, upload_form=form, upload=upload, status=status)
+    context = {"access": access, "graph": access.graph, "upload_form": form,
+               "upload": upload, "poll_seconds": POLL_SECONDS}
+    response = TemplateResponse(request, "dashboard/episodes.html#episode-upload", context,
+                                status=status)
+    if upload is not None and upload.report.stored:
+        trigger_client_event(response, CHANGED, after="settle")
+    return response
+
+
+@login_required
+@require_GET
+def upload_progress(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """The ``upload-progress`` fragment: how many of an upload's episodes are processed. When
+    none is waiting any more it answers 286 (htmx stops polling) and fires ``episodesChanged``."""
+    access = graph_for_user(request, slug)
+    batch = UploadBatchForm(request.GET).values().get("batch")
+    if not request.htmx or batch is None:
+        response = redirect("episodes", slug=slug)
+        patch_vary_headers(response, ["HX-Request"])
+        return response
+    counts = episode_status_counts(access.graph, ingested_at=batch)
+    context = {"graph": access.graph, "upload": UploadResult.progress_only(batch, counts),
+               "poll_seconds": POLL_SECONDS}
+    html = TemplateResponse(request, "dashboard/episodes.html#upload-progress", context)
+    html.render()
+    waiting = counts[Episode.Status.PENDING] + counts[Episode.Status.PROCESSING]
+    response = HttpResponse(html.content) if waiting else HttpResponseStopPolling(html.content)
+    if not waiting:
+        trigger_client_event(response, CHANGED, after="settle")
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
+# --- One episode ---------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def episode_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> HttpResponse:
+    episode, access = episode_for_user(request, slug, uuid)
+    context: dict[str, Any] = {
+        "access": access, "graph": access.graph, "section": "episodes", "episode": episode,
+        "poll_seconds": POLL_SECONDS,
+    }
+    if wants_fragment(request, EPISODE_FRAGMENTS):
+        if not _is_waiting(episode):
+            # Processed (or failed) while the page watched: reload it to show the new facts.
+            response: HttpResponse = HttpResponseClientRefresh()
+            patch_vary_headers(response, ["HX-Request"])
+            return response
+    else:
+        evidence = episode_evidence(episode)
+        context.update(
+            graphs=switcher_graphs(request.user),
+            evidence=evidence,
+            sentences=[row.sentence for row in evidence],
+            closed=facts_closed_by(episode),
+            observations=episode_observations(episode),
+        )
+    return render_page(request, "dashboard/episode.html", context, fragments=EPISODE_FRAGMENTS)
+
+
+def _is_waiting(episode: Episode) -> bool:
+    return episode.status in {Episode.Status.PENDING, Episode.Status.PROCESSING}
+
+
+@login_required
+@require_POST
+def retry(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> HttpResponse:
+    """Put a failed episode back in the queue and process it again (after commit)."""
+    episode, access = episode_for_user(request, slug, uuid)
+    access.require_editor()
+    if retry_episode(episode):
+        tasks.enqueue_processing(access.graph.pk, [episode.pk])
+    episode.refresh_from_db()
+    if request.htmx and request.htmx.target == "episode-status":
+        context = {"access": access, "graph": access.graph, "episode": episode,
+                   "poll_seconds": POLL_SECONDS}
+        return TemplateResponse(request, "dashboard/episode.html#episode-status", context)
+    if request.htmx:
+        # From a row of the list: the list reloads itself on the event.
+        response = HttpResponse(status=204)
+        trigger_client_event(response, CHANGED)
+        return response
+    back = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()},
+                                       require_https=request.is_secure()):
+        return redirect(back)
+    return redirect("episode", slug=slug, uuid=episode.uuid)
