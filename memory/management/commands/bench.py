@@ -79,10 +79,18 @@ class Command(BaseCommand):
                         case_started = time.perf_counter()
                         results.append(run_case(scenario, size, form, case_options, server))
                         self.stderr.write(f"  done in {time.perf_counter() - case_started:.1f} s")
+                        # Written after every case: a long run interrupted keeps what it measured.
+                        write_outputs(out, results, self._meta(started, server))
         finally:
             if server:
                 server.stop()
-        meta = {
+        self.stdout.write(render_text(results))
+        json_path, md_path = write_outputs(out, results, self._meta(started, server))
+        self.stdout.write(f"\nwrote {json_path} and {md_path}")
+
+
+    def _meta(self, started: float, server: FakeOpenAI | None) -> dict[str, Any]:
+        return {
             "command": "python manage.py bench " + " ".join(sys.argv[2:]),
             "machine": machine(),
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -90,9 +98,6 @@ class Command(BaseCommand):
             "database": connection.vendor,
             "llm": "fake OpenAI server" if server else "off (template summaries)",
         }
-        self.stdout.write(render_text(results))
-        json_path, md_path = write_outputs(out, results, meta)
-        self.stdout.write(f"\nwrote {json_path} and {md_path}")
 
 
 def machine() -> str:
