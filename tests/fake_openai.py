@@ -1,4 +1,6 @@
-"""A real OpenAI-compatible HTTP server on loopback, for tests that exercise the model boundary.
+"""The ``fake_openai`` fixture: a real OpenAI-compatible HTTP server on loopback, for tests that
+exercise the model boundary. The server is ``memory.bench.fake_openai`` (``manage.py bench``
+counts model calls against it too); this module adds the fixture.
 
 The SDK really talks HTTP to it (nothing is patched), so base-URL handling, status codes, headers,
 timeouts and JSON shapes are exercised exactly as with Ollama or vLLM. It speaks
@@ -32,249 +34,21 @@ few milliseconds) with pytest-django's ``settings`` fixture, and stops the serve
 
 from __future__ import annotations
 
-import json
-import re
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-FAKE_MODEL = "fake-model-1"
-_FACT_TAG = re.compile(r'<fact id="(\d+)"')
-
-
-@dataclass(frozen=True)
-class FakeRequest:
-    """One request the server received."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    """Names in lower case (HTTP/2-style clients send them so)."""
-    body: dict[str, Any]
-    received_at: float
-    """``time.monotonic()`` when it arrived (to check the waits between retries)."""
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return list(self.body.get("messages") or [])
-
-    @property
-    def prompt(self) -> str:
-        """All message contents joined (what the model was shown)."""
-        return "\n".join(str(m.get("content", "")) for m in self.messages)
-
-    @property
-    def schema_name(self) -> str:
-        fmt = self.body.get("response_format") or {}
-        return str((fmt.get("json_schema") or {}).get("name", ""))
-
-    @property
-    def schema(self) -> dict[str, Any]:
-        fmt = self.body.get("response_format") or {}
-        return dict((fmt.get("json_schema") or {}).get("schema") or {})
-
-
-@dataclass(frozen=True)
-class Behaviour:
-    """How to answer one request."""
-
-    status: int = 200
-    content: str | None = None
-    """The message content of a 200 answer (any text: valid JSON or not)."""
-    body: bytes | None = None
-    """A raw body, sent as is instead of a chat completion (error bodies, garbage)."""
-    headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-    """Seconds to wait before answering (longer than the client's timeout = a timeout)."""
-    finish_reason: str = "stop"
-    prompt_tokens: int = 11
-    completion_tokens: int = 7
-
-
-Responder = Callable[[FakeRequest], Behaviour]
-
-
-def json_reply(content: Any, **kwargs: Any) -> Behaviour:
-    return Behaviour(content=json.dumps(content), **kwargs)
-
-
-def default_responder(request: FakeRequest) -> Behaviour:
-    """A valid answer built from the request: a summary citing every fact shown in the prompt,
-    or an empty extraction."""
-    if "summary" in request.schema_name:
-        fact_ids = sorted({int(i) for i in _FACT_TAG.findall(request.prompt)})
-        if not fact_ids:
-            return json_reply({"name": "Nothing to cite", "summary": "", "claims": []})
-        claim = f"These {len(fact_ids)} facts form a recurring pattern worth investigating."
-        return json_reply({
-            "name": "Recurring pattern",
-            "summary": claim,
-            "claims": [{"text": claim, "fact_ids": fact_ids}],
-        })
-    return json_reply({"entities": [], "facts": [], "closures": []})
-
-
-class FakeOpenAI:
-    """The server and its script. Thread-safe: the SDK's requests arrive on handler threads."""
-
-    def __init__(self) -> None:
-        self.requests: list[FakeRequest] = []
-        self.responder: Responder = default_responder
-        self._queue: deque[Behaviour] = deque()
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        # Do not join handler threads on close: a client's idle keep-alive connection would
-        # hold the test's teardown until the client let go of it.
-        self._server.block_on_close = False
-        # A short poll interval keeps shutdown (and so each test's teardown) quick.
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True, name="fake-openai")
-
-    # -- lifecycle -----------------------------------------------------------------------------
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        # Wake any handler sleeping in a stall so the thread ends with the test.
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    # -- the script ------------------------------------------------------------------------------
-
-    def enqueue(self, *behaviours: Behaviour) -> None:
-        with self._lock:
-            self._queue.extend(behaviours)
-
-    def reply_json(self, content: Any, **kwargs: Any) -> None:
-        """Answer the next request with ``content`` serialized as the message content."""
-        self.enqueue(json_reply(content, **kwargs))
-
-    def reply_text(self, text: str, **kwargs: Any) -> None:
-        """Answer with arbitrary message content (malformed JSON, prose...)."""
-        self.enqueue(Behaviour(content=text, **kwargs))
-
-    def fail(self, status: int, *, retry_after: float | None = None,
-             message: str = "fake failure", times: int = 1) -> None:
-        """Answer the next ``times`` requests with an OpenAI-style error body."""
-        headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
-        body = json.dumps({"error": {"message": message, "type": "fake_error",
-                                     "code": str(status)}}).encode()
-        self.enqueue(*[Behaviour(status=status, body=body, headers=headers)] * times)
-
-    def stall(self, seconds: float) -> None:
-        """Answer the next request only after ``seconds`` (longer than the client's timeout)."""
-        self.enqueue(Behaviour(delay=seconds, content="{}"))
-
-    @property
-    def pending(self) -> int:
-        """Queued behaviours not yet consumed."""
-        with self._lock:
-            return len(self._queue)
-
-    def completions(self) -> list[FakeRequest]:
-        return [r for r in self.requests if r.path.endswith("/chat/completions")]
-
-    def _next(self, request: FakeRequest) -> Behaviour:
-        with self._lock:
-            self.requests.append(request)
-            if self._queue:
-                return self._queue.popleft()
-        return self.responder(request)
-
-    # -- HTTP ------------------------------------------------------------------------------------
-
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    payload = {"object": "list", "data": [
-                        {"id": FAKE_MODEL, "object": "model", "created": 0, "owned_by": "fake"}]}
-                    self._send(200, json.dumps(payload).encode(), {})
-                else:
-                    self._send(404, b'{"error": {"message": "not found"}}', {})
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except json.JSONDecodeError:
-                    body = {"_raw": raw.decode(errors="replace")}
-                request = FakeRequest(
-                    method="POST", path=self.path,
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body, received_at=time.monotonic(),
-                )
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, b'{"error": {"message": "not found"}}', {})
-                    return
-                behaviour = fake._next(request)
-                if behaviour.delay and fake._stopping.wait(behaviour.delay):
-                    return
-                self._send(behaviour.status, render(behaviour, body), behaviour.headers)
-
-            def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    for name, value in headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    # The client gave up (its timeout): nothing to answer to.
-                    pass
-
-        return Handler
-
-
-def render(behaviour: Behaviour, request_body: dict[str, Any]) -> bytes:
-    """The HTTP body for a behaviour: its raw body, else an OpenAI ``chat.completion``."""
-    if behaviour.body is not None:
-        return behaviour.body
-    completion = {
-        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": str(request_body.get("model", FAKE_MODEL)),
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": behaviour.content, "refusal": None},
-            "finish_reason": behaviour.finish_reason,
-            "logprobs": None,
-        }],
-        "usage": {
-            "prompt_tokens": behaviour.prompt_tokens,
-            "completion_tokens": behaviour.completion_tokens,
-            "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens,
-        },
-    }
-    return json.dumps(completion).encode()
+from memory.bench.fake_openai import (  # noqa: F401 (re-exported for the tests)
+    FAKE_MODEL,
+    Behaviour,
+    FakeOpenAI,
+    FakeRequest,
+    Responder,
+    default_responder,
+    json_reply,
+    render,
+)
 
 
 @pytest.fixture(name="fake_openai")

@@ -1,0 +1,146 @@
+"""The bench's outputs: a plain-text table, JSON, and Markdown for the README."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+QUALITY_COLUMNS = [
+    ("ARI", "ari"), ("pair P", "precision"), ("pair R", "recall"),
+    ("root acc", "root_blocker_accuracy"), ("reach err", "reach_error_relative"),
+    ("retire ok", "retirement_correctness"), ("citations", "citation_validity"),
+    ("extr recall", "extraction_recall"), ("extr recall (covered)", "extraction_recall_covered"),
+]
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _case(result: dict[str, Any]) -> str:
+    return f"{result['scenario']} {result['form']} {result['size']:,} ({result['database']})"
+
+
+def quality_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+    return [[_case(r), *(_fmt(r["quality"].get(key)) for _, key in QUALITY_COLUMNS)]
+            for r in results]
+
+
+def alternative_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        alt = r["alternatives"]
+        nx = alt.get("networkx", {})
+        rows.append([
+            _case(r), f"{alt['ours']['seconds'] * 1000:.1f}", _fmt(alt["ours"]["ari"]),
+            f"{nx['seconds'] * 1000:.1f}" if "seconds" in nx else nx.get("error", "–"),
+            _fmt(nx.get("time_ratio"), 1), _fmt(nx.get("ari_vs_ours")),
+            _fmt(alt["co_mention"]["ari"]), _fmt(alt["co_mention"]["precision"]),
+            _fmt(alt["co_mention"]["ari_ratio"], 2),
+            f"{alt['floor']['seconds'] * 1000:.1f}", _fmt(alt["floor"]["ours_over_floor"], 1),
+        ])
+    return rows
+
+
+def performance_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        p = r["performance"]
+        final = p["run2"]
+        stages = " ".join(f"{k} {v:.2f}" for k, v in final["stages"].items())
+        board, obs = p.get("board_ms", {}), p.get("observation_ms", {})
+        rows.append([
+            _case(r), f"{p['ingest_rate']:,.0f}", f"{p['extract_rate']:,.0f}",
+            f"{p['run1']['seconds']:.2f}", f"{final['seconds']:.2f}", stages,
+            f"{p['incremental']['seconds']:.2f}",
+            f"{p['peak_mb_load_and_cluster']:.1f}", f"{p['max_rss_mb']:.0f}",
+            f"{board.get('p50', 0):.0f} / {board.get('p95', 0):.0f}" if board else "–",
+            f"{obs.get('p50', 0):.0f} / {obs.get('p95', 0):.0f}" if obs else "–",
+        ])
+    return rows
+
+
+def llm_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for r in results:
+        llm = r.get("llm") or {}
+        if not llm:
+            continue
+        runs = [llm[k] for k in ("run1", "run2", "incremental") if k in llm]
+        ours = sum(x["calls"] for x in runs)
+        naive = sum(x["naive_calls"] for x in runs)
+        ours_s = sum(x["seconds"] for x in runs)
+        naive_s = sum(x["naive_seconds"] for x in runs)
+        rows.append([
+            _case(r), " / ".join(str(x["calls"]) for x in runs),
+            " / ".join(str(x["naive_calls"]) for x in runs), str(naive - ours),
+            _fmt(naive / ours if ours else None, 1), f"{ours_s:.2f}", f"{naive_s:.2f}",
+            _fmt(naive_s / ours_s if ours_s else None, 2),
+        ])
+    return rows
+
+
+TABLES = {
+    "Quality (checkpoint run; retirements after the final run)": (
+        ["case", *(title for title, _ in QUALITY_COLUMNS)], quality_rows),
+    "Side by side on the checkpoint rows (ms, best of repeats; networkx once)": (
+        ["case", "ours ms", "ours ARI", "networkx ms", "nx/ours", "nx ARI vs ours",
+         "co-mention ARI", "co-mention pair P", "co-mention/ours ARI", "floor ms",
+         "ours/floor"], alternative_rows),
+    "Performance (rates in episodes/s; run seconds wall; final-run stages in s)": (
+        ["case", "ingest/s", "extract/s", "run 1 s", "final run s", "final run stages",
+         "incremental s", "peak MB (load+cluster)", "max RSS MB", "board p50/p95 ms",
+         "observation p50/p95 ms"], performance_rows),
+    "LLM calls against the fake OpenAI server (run 1 / final / incremental)": (
+        ["case", "ours calls", "naive calls", "avoided", "naive/ours calls", "ours s",
+         "naive s", "naive/ours time"], llm_rows),
+}
+
+
+def text_table(headers: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    body = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join([line, "-" * len(line), *body])
+
+
+def markdown_table(headers: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def render_text(results: Sequence[dict[str, Any]]) -> str:
+    parts = []
+    for title, (headers, build) in TABLES.items():
+        rows = build(results)
+        if rows:
+            parts.append(f"{title}\n{text_table(headers, rows)}")
+    return "\n\n".join(parts)
+
+
+def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+    lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
+             f"Date: {meta['date']}; total {meta['seconds']:.0f} s", ""]
+    for title, (headers, build) in TABLES.items():
+        rows = build(results)
+        if rows:
+            lines += [f"**{title}**", "", markdown_table(headers, rows), ""]
+    return "\n".join(lines)
+
+
+def write_outputs(out: Path, results: Sequence[dict[str, Any]],
+                  meta: dict[str, Any]) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "bench.json", out / "bench.md"
+    json_path.write_text(json.dumps({"meta": meta, "results": list(results)}, indent=1,
+                                    default=str))
+    md_path.write_text(render_markdown(results, meta))
+    return json_path, md_path

@@ -1,0 +1,113 @@
+"""``manage.py bench``: the performance and quality harness (issue #7, ``memory.bench``).
+
+For each scenario × size × form it generates the episodes and their ground truth, runs them
+through the real product path in a throwaway graph (deleted afterwards unless ``--keep``),
+scores the result and prints a table; JSON and Markdown go to ``--out`` (``var/bench``).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+
+from memory.bench.alternatives import NETWORKX_MISSING
+from memory.bench.fake_openai import FakeOpenAI
+from memory.bench.report import render_text, write_outputs
+from memory.bench.runner import CaseOptions, run_case
+from memory.bench.scenarios import FORMS, SCENARIOS
+
+FULL_SIZES = [1_000, 10_000, 100_000]
+QUICK_SIZES = [150]
+TEXT_MAX_SIZE = 10_000
+"""Free text goes through the rules extractor (~hundreds of episodes/s): above this size only the
+structured form runs (clustering and pipeline at scale), unless --forms says otherwise."""
+
+
+class Command(BaseCommand):
+    help = "Generate scenarios with ground truth, run them through the product, score and time."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--sizes", type=int, nargs="+", help="episodes per scenario")
+        parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
+        parser.add_argument("--forms", nargs="+", choices=FORMS,
+                            help=f"default: text up to {TEXT_MAX_SIZE:,} episodes, structured "
+                                 "at every size")
+        parser.add_argument("--quick", action="store_true",
+                            help=f"sizes {QUICK_SIZES}, few requests (the CI test)")
+        parser.add_argument("--out", default="var/bench", help="directory for JSON and Markdown")
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--requests", type=int, help="requests per page timed (default 20)")
+        parser.add_argument("--no-llm", action="store_true",
+                            help="no fake model server: template summaries, no naive comparison")
+        parser.add_argument("--keep", action="store_true", help="keep the bench graphs")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            import networkx  # noqa: F401
+        except ImportError:
+            raise CommandError(NETWORKX_MISSING) from None
+        quick = options["quick"]
+        sizes = options["sizes"] or (QUICK_SIZES if quick else FULL_SIZES)
+        out = Path(options["out"])
+        case_options = CaseOptions(
+            seed=options["seed"],
+            requests=options["requests"] if options["requests"] is not None else
+            (5 if quick else 20),
+            repeats=1 if quick else 3,
+            data_dir=out / "data",
+            keep=options["keep"],
+        )
+        server = None if options["no_llm"] else FakeOpenAI().start()
+        started = time.perf_counter()
+        results = []
+        try:
+            for size in sizes:
+                forms = options["forms"] or (
+                    ["text", "structured"] if size <= TEXT_MAX_SIZE else ["structured"])
+                for form in forms:
+                    for scenario in options["scenarios"]:
+                        self.stderr.write(f"bench: {scenario} {form} {size:,} on "
+                                          f"{connection.vendor}…")
+                        case_started = time.perf_counter()
+                        results.append(run_case(scenario, size, form, case_options, server))
+                        self.stderr.write(f"  done in {time.perf_counter() - case_started:.1f} s")
+                        # Written after every case: a long run interrupted keeps what it measured.
+                        write_outputs(out, results, self._meta(started, server))
+        finally:
+            if server:
+                server.stop()
+        self.stdout.write(render_text(results))
+        json_path, md_path = write_outputs(out, results, self._meta(started, server))
+        self.stdout.write(f"\nwrote {json_path} and {md_path}")
+
+
+    def _meta(self, started: float, server: FakeOpenAI | None) -> dict[str, Any]:
+        return {
+            "command": "python manage.py bench " + " ".join(sys.argv[2:]),
+            "machine": machine(),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "seconds": time.perf_counter() - started,
+            "database": connection.vendor,
+            "llm": "fake OpenAI server" if server else "off (template summaries)",
+        }
+
+
+def machine() -> str:
+    cpus = os.cpu_count()
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError):
+        memory = 0.0
+    db = connection.vendor
+    if db == "postgresql":
+        db += f" {connection.cursor().connection.info.server_version}"
+    return (f"{platform.system()} {platform.machine()}, {cpus} CPUs, {memory:.0f} GB RAM, "
+            f"Python {platform.python_version()}, {db}")

@@ -1,0 +1,204 @@
+"""The bench harness: its metrics, its generator, its side-by-side clusterings, and the quick run
+(``manage.py bench --quick``) held to the quality thresholds below."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from memory.bench import alternatives, metrics
+from memory.bench.scenarios import HUB_FACT, HUB_SENTENCE, generate, norm
+from memory.extraction.rules import extract_with_rules
+from memory.ontology import default_ontology
+
+# --- Quality thresholds of the quick run ------------------------------------------------------
+# Set from the first runs (quick: 150 episodes; full: 1k and 10k, see the README's "Performance
+# and quality"), a little below what was measured so that noise-free regressions fail and
+# nothing else does (everything here is deterministic: same seed, same figures).
+THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
+    # Structured facts measure clustering alone: every expected cluster was found exactly
+    # (ARI 1.000, pairwise P/R 1.000, root blockers 1.000, reach error 0) at 150, 1k and 10k.
+    ("projects", "structured"): {"ari": 0.99, "precision": 0.99, "recall": 0.99,
+                                 "root_blocker_accuracy": 0.99, "retirement_correctness": 0.99},
+    ("support", "structured"): {"ari": 0.99, "precision": 0.99, "recall": 0.99},
+    # Free text loses the updates written in phrasings outside the rules' table (by design of the
+    # generator): they yield no facts and stay alone, so recall and ARI drop (quick run: ARI
+    # 0.796, pair recall 0.697, root blockers 0.875), while precision stays 1.000.
+    ("projects", "text"): {"ari": 0.75, "precision": 0.99, "recall": 0.65,
+                           "root_blocker_accuracy": 0.85, "retirement_correctness": 0.99,
+                           "extraction_recall_covered": 0.99, "extraction_recall": 0.90},
+    # Support text: ~1 ticket in 4 is worded outside the table (quick run: ARI 0.574, pair
+    # recall 0.418, extraction recall 0.851; covered phrasings 1.000).
+    ("support", "text"): {"ari": 0.50, "precision": 0.99, "recall": 0.38,
+                          "extraction_recall_covered": 0.99, "extraction_recall": 0.80},
+}
+CITATION_VALIDITY = 1.0
+"""Every claim must cite facts of its own observation's evidence (DESIGN §5): no tolerance."""
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
+    call_command("bench", "--quick", "--out", str(tmp_path), "--requests", "2")
+
+    report = json.loads((tmp_path / "bench.json").read_text())
+    results = {(r["scenario"], r["form"]): r for r in report["results"]}
+    assert set(results) == set(THRESHOLDS)
+    for case, floors in THRESHOLDS.items():
+        quality = results[case]["quality"]
+        for metric, floor in floors.items():
+            assert quality[metric] >= floor, (case, metric, quality[metric])
+        assert quality["citation_validity"] == CITATION_VALIDITY, case
+        assert quality["claims"] > 0, case
+    assert "| case |" in (tmp_path / "bench.md").read_text()
+    assert list((tmp_path / "data").glob("*.truth.json"))
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_quick_bench_counts_fewer_model_calls_than_the_naive_pipeline(tmp_path: Path) -> None:
+    call_command("bench", "--quick", "--scenarios", "projects", "--forms", "structured",
+                 "--out", str(tmp_path), "--requests", "1")
+
+    [result] = json.loads((tmp_path / "bench.json").read_text())["results"]
+    llm = result["llm"]
+    assert llm["run1"]["calls"] == llm["run1"]["naive_calls"] > 0
+    assert llm["incremental"]["calls"] < llm["incremental"]["naive_calls"]
+    assert result["alternatives"]["networkx"]["ari_vs_ours"] == 1.0
+
+
+# --- Metrics ----------------------------------------------------------------------------------
+
+
+def labels(*groups: str) -> dict[int, str]:
+    """labels("aab") → {0: "a", 1: "a", 2: "b"}."""
+    return dict(enumerate(groups[0]))
+
+
+def test_ari_is_one_for_the_same_partition_under_other_names() -> None:
+    assert metrics.adjusted_rand_index(labels("aabb"), labels("bbaa")) == 1.0
+
+
+def test_ari_matches_the_textbook_value_for_a_split_cluster() -> None:
+    # The example of scikit-learn's documentation: [0, 0, 1, 1] vs [0, 0, 1, 2] → 0.5714...
+    assert metrics.adjusted_rand_index(labels("aabb"), labels("aabc")) == pytest.approx(4 / 7)
+
+
+def test_ari_is_zero_when_one_side_puts_everything_together() -> None:
+    assert metrics.adjusted_rand_index(labels("abcd"), labels("aaaa")) == 0.0
+
+
+def test_pairwise_precision_and_recall_count_episode_pairs() -> None:
+    truth = labels("aaab")  # pairs together: 01, 02, 12
+    found = labels("xxyy")  # pairs together: 01, 23
+    scores = metrics.pairwise_scores(truth, found)
+    assert scores.precision == 0.5
+    assert scores.recall == pytest.approx(1 / 3)
+
+
+def test_labels_make_unclustered_items_singletons() -> None:
+    found = metrics.labels_from_clusters(["a", "b", "c"], [["a", "b"]])
+    assert found["a"] == found["b"] != found["c"]
+
+
+def test_reach_error_counts_a_missed_root_as_zero_reach() -> None:
+    error = metrics.reach_error([((4, 3), (4, 3)), ((2, 2), (0, 0))])
+    assert (error.work_items, error.people, error.relative) == (1.0, 1.0, 0.5)
+
+
+def test_extraction_recall_compares_triples_per_episode() -> None:
+    expected = {"e1": {("a", "R", "b"), ("c", "R", "d")}}
+    extracted = {"e1": {("a", "R", "b"), ("x", "R", "y")}}
+    assert metrics.recall_of(expected, extracted) == (1, 2, 2)
+
+
+# --- Generator --------------------------------------------------------------------------------
+
+
+def test_the_same_seed_generates_the_same_scenario() -> None:
+    first, again = generate("projects", 300, seed=3), generate("projects", 300, seed=3)
+    assert first.records() == again.records()
+    assert first.truth() == again.truth()
+    assert generate("projects", 300, seed=4).records() != first.records()
+
+
+@pytest.mark.parametrize("name", ["projects", "support"])
+def test_ground_truth_is_consistent_with_the_records(name: str) -> None:
+    scenario = generate(name, 400, seed=5, form="structured")
+    truth = scenario.truth()
+    records = {r["external_id"]: r for r in scenario.records()}
+    assert len(records) == truth["size"] >= 400
+    for group, ids in truth["clusters"].items():
+        assert all(truth["episodes"][i]["batch"] == 1 for i in ids)
+        assert all(truth["episodes"][i]["group"] == group for i in ids)
+    for ext, info in truth["episodes"].items():
+        supplied = records[ext].get("facts", [])
+        assert [[f["source"], f["relation"], f["target"]] for f in supplied] == info["facts"]
+    for chain in truth["chains"]:
+        facts = [tuple(f) for i in truth["clusters"][chain["id"]]
+                 for f in truth["episodes"][i]["facts"]]
+        waiting = {s for s, r, t in facts if r == "DEPENDS_ON"}
+        assert (chain["root"] not in waiting
+                and any(t == chain["root"] for _, r, t in facts if r == "DEPENDS_ON"))
+        assert waiting == set(chain["direct"]) | set(chain["downstream"])
+        assert chain["reach"]["work_items"] == len(waiting)
+    for ext in truth["hub"]["episodes"]:
+        assert HUB_SENTENCE in records[ext]["content"]
+        assert list(HUB_FACT) in truth["episodes"][ext]["facts"]
+
+
+def test_projects_start_with_the_seed_chain() -> None:
+    chain = generate("projects", 200).truth()["chains"][0]
+    assert (chain["root"], chain["owner"]) == ("Auth Service Refactor", "Backend Team")
+    assert chain["people"] == ["Alice", "Bob", "Clara"]
+    assert chain["downstream"] == ["Checkout Flow"]
+
+
+@pytest.mark.parametrize("name", ["projects", "support"])
+def test_covered_phrasings_are_read_by_the_rules_extractor_as_the_truth_says(name: str) -> None:
+    scenario = generate(name, 300, seed=9)
+    ontology = default_ontology()
+    checked = 0
+    for episode in scenario.episodes:
+        if not episode.covered or not episode.facts:
+            continue
+        extraction = extract_with_rules(episode.content, author=episode.author,
+                                        reference_time=datetime(2026, 11, 1, tzinfo=UTC),
+                                        ontology=ontology)
+        got = {(norm(f.source), f.relation, norm(f.target)) for f in extraction.facts}
+        assert {(norm(s), r, norm(t)) for s, r, t in episode.facts} <= got, episode.content
+        checked += 1
+    assert checked > 100
+
+
+# --- Side by side -----------------------------------------------------------------------------
+
+LINKING = {"DEPENDS_ON": "target", "RESPONSIBLE_FOR": "pair", "HAS_STATUS": "none"}
+ROWS = [  # (episode, fact, source, relation, target)
+    (1, 10, 100, "DEPENDS_ON", 200), (2, 11, 101, "DEPENDS_ON", 200),  # 1–2 wait on 200
+    (3, 12, 102, "HAS_STATUS", 300), (4, 13, 103, "HAS_STATUS", 300),  # same status only
+    (5, 14, 104, "RESPONSIBLE_FOR", 105), (6, 14, 104, "RESPONSIBLE_FOR", 105),  # restated
+    (6, 15, 106, "RESPONSIBLE_FOR", 200),
+]
+
+
+def test_networkx_clusters_link_episodes_sharing_a_signature() -> None:
+    assert alternatives.networkx_clusters(ROWS, LINKING, suppressed=()) == [[1, 2], [5, 6]]
+
+
+def test_networkx_clusters_skip_the_suppressed_signatures() -> None:
+    suppressed = {(104, "RESPONSIBLE_FOR", 105)}
+    assert alternatives.networkx_clusters(ROWS, LINKING, suppressed) == [[1, 2]]
+
+
+def test_co_mention_links_any_shared_entity_except_the_ignored_ones() -> None:
+    assert alternatives.co_mention_clusters(ROWS) == [[1, 2, 5, 6], [3, 4]]
+    assert alternatives.co_mention_clusters(ROWS, ignored_entities={300}) == [[1, 2, 5, 6]]
+
+
+def test_the_floor_counts_components_of_two_or_more_episodes() -> None:
+    assert alternatives.floor_components(ROWS, LINKING) == 2
