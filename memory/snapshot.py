@@ -86,25 +86,35 @@ def load_active_observations(graph: Graph) -> list[ActiveObservation]:
     )
     if not heads:
         return []
-    episodes: dict[int, list[int]] = defaultdict(list)
-    facts: dict[int, list[int]] = defaultdict(list)
-    active = Observation.Status.ACTIVE
-    for obs, ep in Observation.episodes.through.objects.filter(
-        observation__graph=graph, observation__status=active
-    ).values_list("observation_id", "episode_id"):
-        episodes[obs].append(ep)
-    for obs, f in Observation.facts.through.objects.filter(
-        observation__graph=graph, observation__status=active
-    ).values_list("observation_id", "fact_id"):
-        facts[obs].append(f)
+    episodes = _ids_by_observation(graph, Observation.episodes.through, "episode_id")
+    facts = _ids_by_observation(graph, Observation.facts.through, "fact_id")
     return [
         ActiveObservation(
             id=pk, lineage=lineage, version=version,
-            episode_ids=tuple(sorted(episodes[pk])), fact_ids=tuple(sorted(facts[pk])),
+            episode_ids=tuple(sorted(episodes.get(pk, ()))),
+            fact_ids=tuple(sorted(facts.get(pk, ()))),
             fingerprint=fingerprint,
         )
         for pk, lineage, version, fingerprint in heads
     ]
+
+
+def _ids_by_observation(graph: Graph, through: type[Model], column: str) -> dict[int, list[int]]:
+    """Active observation id → the ids it links in a many-to-many table. Plain ints from a raw
+    cursor: an incremental run at 100,000 episodes reads ~300,000 of these pairs, and the ORM's
+    join and row handling cost more than the reading."""
+    quote = connection.ops.quote_name
+    sql = (
+        f"SELECT t.observation_id, t.{quote(column)} FROM {quote(through._meta.db_table)} t "
+        f"JOIN {quote(Observation._meta.db_table)} o ON o.id = t.observation_id "
+        f"WHERE o.graph_id = %s AND o.status = %s"
+    )
+    ids: dict[int, list[int]] = defaultdict(list)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [graph.pk, Observation.Status.ACTIVE.value])
+        for observation, linked in cursor.fetchall():
+            ids[observation].append(linked)
+    return ids
 
 
 @dataclass
