@@ -124,6 +124,20 @@ def change_since(observation: Observation, since: datetime | None) -> str:
     return "updated"
 
 
+def card_entity_ids(observation: Observation) -> list[int]:
+    """The entities a card links to: its single root blocker and its top issue (prefetch them
+    with ``selectors.with_card_entities`` before ``card``)."""
+    structure = observation.structure or {}
+    ids = []
+    roots = (structure.get("dependency") or {}).get("root_blockers") or []
+    if roots and len(roots[0]["members"]) == 1:
+        ids.append(int(roots[0]["members"][0]))
+    issues = (structure.get("recurring") or {}).get("issues") or []
+    if issues:
+        ids.append(int(issues[0]["issue"]))
+    return ids
+
+
 def _entity_refs(observation: Observation) -> dict[str, EntityRef]:
     """Entity id → reference, from the prefetched ``entities`` (no query)."""
     return {

@@ -10,6 +10,7 @@ from datetime import date, datetime
 from typing import Any
 from uuid import UUID
 
+from django.db import connection
 from django.db.models import (
     Case,
     Count,
@@ -24,6 +25,7 @@ from django.db.models import (
     Subquery,
     Value,
     When,
+    prefetch_related_objects,
 )
 from django.db.models.functions import Substr, TruncDate
 
@@ -65,13 +67,25 @@ class BoardFilters:
 
 
 def _card_fields(observations: QuerySet[Observation]) -> QuerySet[Observation]:
-    """What a card shows, plus when its lineage began (for the "new" / "updated" badge)."""
+    """What a card shows, plus when its lineage began (for the "new" / "updated" badge). The
+    entities a card links to come with ``with_card_entities``, once the page is known."""
     lineage_started = Observation.objects.filter(
         lineage=OuterRef("lineage"), version=1
     ).values("created_at")[:1]
-    return observations.annotate(lineage_started_at=Subquery(lineage_started)).prefetch_related(
-        Prefetch("entities", queryset=Entity.objects.only("pk", "uuid", "name", "type"))
-    )
+    return observations.annotate(lineage_started_at=Subquery(lineage_started))
+
+
+def with_card_entities(
+    observations: list[Observation], entity_ids: Iterable[int]
+) -> list[Observation]:
+    """Prefetch, as each observation's ``entities``, those of ``entity_ids`` it involves (one
+    query). Only the ones its card links to: the widest observations involve ~80 entities each,
+    and a page of all of them cost more than the rest of the board."""
+    prefetch_related_objects(observations, Prefetch(
+        "entities",
+        queryset=Entity.objects.filter(pk__in=set(entity_ids)).only("pk", "uuid", "name", "type"),
+    ))
+    return observations
 
 
 def board_observations(graph: Graph, filters: BoardFilters) -> QuerySet[Observation]:
@@ -109,13 +123,32 @@ def retired_observations(
 
 def entity_choices(graph: Graph, selected: UUID | None = None) -> list[tuple[str, str]]:
     """The entities most active observations involve, for the board's entity filter (one query;
-    a second when the selected entity is not among them)."""
-    top = list(
-        Entity.objects.filter(graph=graph, observations__status=Observation.Status.ACTIVE)
-        .annotate(observation_count=Count("observations"))
-        .order_by("-observation_count", "name", "pk")
-        .values_list("uuid", "name")[:ENTITY_CHOICES]
-    )
+    a second when the selected entity is not among them).
+
+    The links are counted per entity id first, and only the entities at or above the
+    ``ENTITY_CHOICES``-th count are joined for their names: joining every link to its entity
+    before grouping cost 400 ms at 10,000 active observations (140,000 links)."""
+    quote = connection.ops.quote_name
+    links = quote(Observation.entities.through._meta.db_table)
+    sql = f"""
+        WITH counts AS (
+            SELECT l.entity_id AS id, COUNT(*) AS n
+            FROM {links} l JOIN {quote(Observation._meta.db_table)} o ON o.id = l.observation_id
+            WHERE o.graph_id = %s AND o.status = %s
+            GROUP BY l.entity_id
+        ), cutoff AS (
+            SELECT n FROM counts ORDER BY n DESC LIMIT 1 OFFSET %s
+        )
+        SELECT e.uuid, e.name FROM counts c JOIN {quote(Entity._meta.db_table)} e ON e.id = c.id
+        WHERE e.graph_id = %s AND c.n >= COALESCE((SELECT n FROM cutoff), 0)
+        ORDER BY c.n DESC, e.name, e.id
+        LIMIT %s
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [graph.pk, Observation.Status.ACTIVE.value, ENTITY_CHOICES - 1,
+                             graph.pk, ENTITY_CHOICES])
+        # SQLite hands back the uuid column as 32 hex digits, PostgreSQL as a UUID.
+        top = [(UUID(str(uuid)), name) for uuid, name in cursor.fetchall()]
     if selected and all(uuid != selected for uuid, _ in top):
         top += list(Entity.objects.filter(graph=graph, uuid=selected).values_list("uuid", "name"))
     return [(str(uuid), name) for uuid, name in top]

@@ -27,7 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from memory.engine.clustering import ClusteringSettings, cluster_episodes
+from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
 from memory.engine.lifecycle import Reconciliation, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
@@ -190,24 +190,27 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     is_now = run.as_of is None
     as_of = run.as_of or timezone.now()
 
-    with progress.stage("load"):
+    # The cyclic GC is paused in the stages that allocate hundreds of thousands of tuples and no
+    # cycles (its rescans of the growing heap cost a third of the loading); not while summarizing,
+    # which may make thousands of HTTP calls.
+    with progress.stage("load"), paused_gc():
         data_version = Graph.objects.values_list("data_version", flat=True).get(pk=graph.pk)
         snapshot = load_snapshot(graph, as_of=as_of, window_days=options.get("window_days"),
                                  is_now=is_now)
         active = load_active_observations(graph)
 
-    with progress.stage("cluster"):
+    with progress.stage("cluster"), paused_gc():
         clustering = cluster_episodes(snapshot.rows, linking, snapshot.episode_authors,
                                       clustering_settings)
 
-    with progress.stage("reconcile"):
+    with progress.stage("reconcile"), paused_gc():
         decisions: Reconciliation = reconcile(
             clustering.clusters, active, snapshot.current_fact_ids, snapshot.window_episode_ids
         )
     clusters = {cluster.key: cluster for cluster in clustering.clusters}
     changed = [clusters[created.cluster_key] for created in decisions.created]
 
-    with progress.stage("analyse", total=len(changed)):
+    with progress.stage("analyse", total=len(changed)), paused_gc():
         details = load_details(
             snapshot.rows,
             {f for cluster in changed for f in cluster.fact_ids},
@@ -264,7 +267,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "llm": llm,
     }
     names = {pk: entity.name for pk, entity in details.entities.items()}
-    with progress.stage("publish"):
+    with progress.stage("publish"), paused_gc():
         PipelineRun.objects.filter(pk=run.pk).update(
             data_version=data_version,
             audit={"clustering": clustering.audit, "decisions": decisions.as_dict()},

@@ -9,11 +9,12 @@ only for the clusters that changed.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import connection
+from django.db.models import Model
 
 from memory.engine.lifecycle import ActiveObservation
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
@@ -85,25 +86,35 @@ def load_active_observations(graph: Graph) -> list[ActiveObservation]:
     )
     if not heads:
         return []
-    episodes: dict[int, list[int]] = defaultdict(list)
-    facts: dict[int, list[int]] = defaultdict(list)
-    active = Observation.Status.ACTIVE
-    for obs, ep in Observation.episodes.through.objects.filter(
-        observation__graph=graph, observation__status=active
-    ).values_list("observation_id", "episode_id"):
-        episodes[obs].append(ep)
-    for obs, f in Observation.facts.through.objects.filter(
-        observation__graph=graph, observation__status=active
-    ).values_list("observation_id", "fact_id"):
-        facts[obs].append(f)
+    episodes = _ids_by_observation(graph, Observation.episodes.through, "episode_id")
+    facts = _ids_by_observation(graph, Observation.facts.through, "fact_id")
     return [
         ActiveObservation(
             id=pk, lineage=lineage, version=version,
-            episode_ids=tuple(sorted(episodes[pk])), fact_ids=tuple(sorted(facts[pk])),
+            episode_ids=tuple(sorted(episodes.get(pk, ()))),
+            fact_ids=tuple(sorted(facts.get(pk, ()))),
             fingerprint=fingerprint,
         )
         for pk, lineage, version, fingerprint in heads
     ]
+
+
+def _ids_by_observation(graph: Graph, through: type[Model], column: str) -> dict[int, list[int]]:
+    """Active observation id → the ids it links in a many-to-many table. Plain ints from a raw
+    cursor: an incremental run at 100,000 episodes reads ~300,000 of these pairs, and the ORM's
+    join and row handling cost more than the reading."""
+    quote = connection.ops.quote_name
+    sql = (
+        f"SELECT t.observation_id, t.{quote(column)} FROM {quote(through._meta.db_table)} t "
+        f"JOIN {quote(Observation._meta.db_table)} o ON o.id = t.observation_id "
+        f"WHERE o.graph_id = %s AND o.status = %s"
+    )
+    ids: dict[int, list[int]] = defaultdict(list)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [graph.pk, Observation.Status.ACTIVE.value])
+        for observation, linked in cursor.fetchall():
+            ids[observation].append(linked)
+    return ids
 
 
 @dataclass
@@ -118,7 +129,8 @@ class Details:
 
 
 def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int]) -> Details:
-    """Facts, entities and episodes of the changed clusters (queries in chunks of 5,000 ids)."""
+    """Facts, entities and episodes of the changed clusters (one query per table on PostgreSQL,
+    chunks of 5,000 ids elsewhere)."""
     episodes_of: dict[int, list[int]] = defaultdict(list)
     for episode_id, fact_id, *_ in rows:
         if fact_id in fact_ids:
@@ -126,31 +138,64 @@ def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int])
     facts: dict[int, FactInfo] = {}
     sentences: dict[int, str] = {}
     entity_ids: set[int] = set()
-    for chunk in _chunks(fact_ids):
-        for pk, source, relation, target, valid_at, sentence in Fact.objects.filter(
-            pk__in=chunk
-        ).values_list("pk", "source_id", "relation", "target_id", "valid_at", "sentence"):
-            facts[pk] = FactInfo(pk, source, relation, target,
-                                 tuple(sorted(episodes_of[pk])), valid_at)
-            sentences[pk] = sentence
-            entity_ids.update((source, target))
-    entities: dict[int, EntityInfo] = {}
-    for chunk in _chunks(entity_ids):
-        for pk, name, entity_type in Entity.objects.filter(pk__in=chunk).values_list(
-            "pk", "name", "type"
-        ):
-            entities[pk] = EntityInfo(pk, name, entity_type)
+    # Not ``valid_at``: nothing downstream reads it, and turning ~250,000 timestamps into aware
+    # datetimes costs more than the rest of the query.
+    for pk, source, relation, target, sentence in _select_by_ids(
+        Fact, ("id", "source", "relation", "target", "sentence"), fact_ids
+    ):
+        facts[pk] = FactInfo(pk, source, relation, target, tuple(sorted(episodes_of[pk])))
+        sentences[pk] = sentence
+        entity_ids.add(source)
+        entity_ids.add(target)
+    entities = {
+        pk: EntityInfo(pk, name, entity_type)
+        for pk, name, entity_type in _select_by_ids(Entity, ("id", "name", "type"), entity_ids)
+    }
     episodes: dict[int, EpisodeInfo] = {}
     texts: dict[int, str] = {}
-    for chunk in _chunks(episode_ids):
-        for pk, reference_time, author, author_entity, kind, content, data in (
-            Episode.objects.filter(pk__in=chunk).values_list(
-                "pk", "reference_time", "author", "author_entity_id", "type", "content", "data"
-            )
-        ):
-            episodes[pk] = EpisodeInfo(pk, reference_time, author, author_entity)
-            texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
+    episode_fields = ("id", "reference_time", "author", "author_entity", "type", "content", "data")
+    for pk, reference_time, author, author_entity, kind, content, data in _select_by_ids(
+        Episode, episode_fields, episode_ids
+    ):
+        episodes[pk] = EpisodeInfo(pk, reference_time, author, author_entity)
+        texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
     return Details(facts, entities, episodes, texts, sentences)
+
+
+def _select_by_ids(
+    model: type[Model], fields: Sequence[str], ids: Collection[int]
+) -> Iterator[tuple]:
+    """The ``fields`` of the model's rows whose id is in ``ids``, as plain tuples.
+
+    A full run reads ~250,000 facts. On PostgreSQL they come from a raw cursor with the ids as ONE
+    array parameter sent as its text literal: a 5,000-item ``IN`` list costs more to build, send
+    and plan than to run, psycopg dumps a Python list element by element, and the ORM's per-value
+    converters would cost more than the query (psycopg already returns aware datetimes; the JSON
+    column comes back as text and goes through the field's own ``from_db_value``). Other
+    databases get the ORM in chunks of 5,000 ids."""
+    if not ids:
+        return
+    if connection.vendor != "postgresql":
+        for chunk in _chunks(ids):
+            yield from model._default_manager.filter(pk__in=chunk).values_list(*fields)
+        return
+    model_fields = [model._meta.get_field(name) for name in fields]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in model_fields)
+    json_at = [i for i, f in enumerate(model_fields) if f.get_internal_type() == "JSONField"]
+    literal = "{" + ",".join(map(str, ids)) + "}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {columns} FROM {model._meta.db_table} WHERE id = ANY(%s::bigint[])", [literal]
+        )
+        rows = cursor.fetchall()
+    if not json_at:
+        yield from rows
+        return
+    for row in rows:
+        values = list(row)
+        for i in json_at:
+            values[i] = model_fields[i].from_db_value(values[i], None, connection)
+        yield tuple(values)
 
 
 def _json_text(data: object) -> str:

@@ -22,7 +22,7 @@ from django_htmx.http import push_url, trigger_client_event
 from dashboard.access import graph_for_user
 from dashboard.forms import BoardFilterForm, RunProgressForm
 from dashboard.http import AuthenticatedHttpRequest
-from dashboard.presenters import card
+from dashboard.presenters import card, card_entity_ids
 from dashboard.selectors import (
     BoardFilters,
     active_run,
@@ -30,6 +30,7 @@ from dashboard.selectors import (
     entity_choices,
     graph_has_episodes,
     switcher_graphs,
+    with_card_entities,
 )
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import PipelineRun
@@ -53,6 +54,8 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         q=values.get("q", ""), since=form.since_moment(), sort=values["sort"],
     )
     page = Paginator(board_observations(graph, filters), PAGE_SIZE).get_page(values["page"])
+    observations = list(page.object_list)
+    with_card_entities(observations, (i for o in observations for i in card_entity_ids(o)))
     badge_since = filters.since or timezone.now() - timedelta(days=BADGE_DAYS)
     context = {
         "access": access,
@@ -62,7 +65,7 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         "filters": filters,
         "filtered": form.canonical_query(page=1) != "",
         "page": page,
-        "cards": [card(o, badge_since) for o in page.object_list],
+        "cards": [card(o, badge_since) for o in observations],
         "badge_since": badge_since,
         "query": form.canonical_query(),
         "page_query": form.canonical_query(page=None),

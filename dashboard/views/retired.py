@@ -14,8 +14,8 @@ from django_htmx.http import push_url
 from dashboard.access import graph_for_user
 from dashboard.forms import RetiredFilterForm, end_of_day, start_of_day
 from dashboard.http import AuthenticatedHttpRequest
-from dashboard.presenters import card
-from dashboard.selectors import retired_observations, switcher_graphs
+from dashboard.presenters import card, card_entity_ids
+from dashboard.selectors import retired_observations, switcher_graphs, with_card_entities
 from dashboard.views.common import login_required, render_page, wants_fragment
 
 PAGE_SIZE = 24
@@ -35,6 +35,8 @@ def retired(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         until=end_of_day(values["until"]) if values.get("until") else None,
     )
     page = Paginator(observations, PAGE_SIZE).get_page(values["page"])
+    shown = list(page.object_list)
+    with_card_entities(shown, (i for o in shown for i in card_entity_ids(o)))
     context = {
         "access": access,
         "graph": access.graph,
@@ -42,7 +44,7 @@ def retired(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "filtered": form.canonical_query(page=1) != "",
         "page": page,
-        "cards": [card(o, None) for o in page.object_list],
+        "cards": [card(o, None) for o in shown],
         "query": form.canonical_query(),
         "page_query": form.canonical_query(page=None),
     }

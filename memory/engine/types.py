@@ -146,6 +146,7 @@ class FactInfo:
     target_id: int
     episode_ids: tuple[int, ...]
     valid_at: datetime | None = None
+    """Optional: the pipeline leaves it out (no step of the engine reads it)."""
 
 
 @dataclass(frozen=True, slots=True)

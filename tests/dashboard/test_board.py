@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from dashboard.selectors import ENTITY_CHOICES, entity_choices
 from memory.models import Entity, Episode, Graph, Membership, Observation, PipelineRun
 from tests.dashboard.conftest import htmx, signed_in
 from tests.factories import (
@@ -451,3 +452,37 @@ def test_an_episode_count_in_the_empty_state_is_not_queried_when_there_are_cards
 
     with django_assert_num_queries(9):  # as above: no "has episodes?" query
         client.get(board_url(graph))
+
+
+# --- The entity filter's choices -----------------------------------------------------------------
+
+
+def test_the_entity_choices_put_the_most_involved_first_then_names_and_count_only_active() -> None:
+    graph = GraphFactory()
+    often, bravo, alpha, retired_only = (
+        EntityFactory(graph=graph, name=name) for name in ("Often", "Bravo", "Alpha", "Gone"))
+    for involved in ([often, bravo], [often, alpha], [often]):
+        ObservationFactory(graph=graph).entities.add(*involved)
+    ObservationFactory(graph=graph, status=Observation.Status.RETIRED).entities.add(
+        retired_only, alpha)
+    other_graph = ObservationFactory()
+    other_graph.entities.add(EntityFactory(graph=other_graph.graph, name="Elsewhere"))
+
+    assert entity_choices(graph) == [
+        (str(often.uuid), "Often"), (str(alpha.uuid), "Alpha"), (str(bravo.uuid), "Bravo")]
+    assert entity_choices(graph, selected=retired_only.uuid)[-1] == (
+        str(retired_only.uuid), "Gone")
+
+
+def test_the_entity_choices_stop_at_the_cap_keeping_every_tie_in_name_order() -> None:
+    graph = GraphFactory()
+    observation = ObservationFactory(graph=graph)
+    entities = [EntityFactory(graph=graph, name=f"Item {n:03}") for n in range(ENTITY_CHOICES + 5)]
+    observation.entities.add(*entities)
+    ObservationFactory(graph=graph).entities.add(entities[-1])
+
+    choices = entity_choices(graph)
+
+    assert len(choices) == ENTITY_CHOICES
+    assert choices[0] == (str(entities[-1].uuid), entities[-1].name)
+    assert [name for _, name in choices[1:]] == [e.name for e in entities[:ENTITY_CHOICES - 1]]

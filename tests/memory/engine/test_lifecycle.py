@@ -200,3 +200,20 @@ def test_the_seed_observation_ends_when_its_updates_leave_the_window() -> None:
     assert retired.reason == EVIDENCE_ENDED
     assert retired.out_of_window_episode_ids == (1, 2, 3)
     assert retired.closed_fact_ids == ()
+
+
+def test_a_few_changes_among_thousands_of_unchanged_clusters_are_decided_in_any_order() -> None:
+    unchanged = range(100, 3_100)
+    clusters = [new(10 * k, (10 * k, 10 * k + 1)) for k in unchanged]
+    active = [old(k, (10 * k, 10 * k + 1)) for k in unchanged]
+    clusters += [new(1, range(1, 5)), new(5, (5, 6)), new(7, (7, 8))]  # grown, unchanged, new
+    active += [old(1, range(1, 4)), old(2, range(5, 7))]
+    shuffled_clusters, shuffled_active = clusters[::-1], active[1::2] + active[::2]
+
+    result = decide(shuffled_clusters, shuffled_active)
+
+    assert result == decide(clusters, active)
+    assert len(result.untouched) == 3_000 + 1  # old 2 and new 5 hold the same evidence
+    assert [(c.cluster_key, c.lineage, c.version) for c in result.created] == [
+        (1, lineage(1), 2), (7, None, 1)]
+    assert [(r.observation_id, r.reason) for r in result.retired] == [(1, SUPERSEDED)]
