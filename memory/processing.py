@@ -345,19 +345,21 @@ def scopes_of(
     ``entity_id`` gives the id a (name, type) resolves to, None when it is not known."""
     scopes: set[tuple[object, ...]] = set()
     for fact in extraction.facts:
+        # Each scope needs only the ids it names: before a batch resolves its names, a fact
+        # about a new work item still tells which stored facts of a known one it can touch.
         source = entity_id(fact.source, fact.source_type)
         target = entity_id(fact.target, fact.target_type)
-        if source is None or target is None:
-            continue
-        scopes.add(("edge", source, fact.relation, target))
+        if source is not None and target is not None:
+            scopes.add(("edge", source, fact.relation, target))
         relation = ontology.relation(fact.relation)
-        if relation and relation.single_valued:
+        if source is not None and relation and relation.single_valued:
             scopes.add(("from", source, fact.relation))
-        if fact.relation == "HAS_STATUS" and ontology.is_completion_status(fact.target):
+        if (source is not None and fact.relation == "HAS_STATUS"
+                and ontology.is_completion_status(fact.target)):
             for rule in ontology.resolution_rules:
                 scopes.add(("to", rule.relation, source) if rule.side == "target"
                            else ("from", source, rule.relation))
-        if fact.relation == "DEPENDS_ON":
+        if target is not None and fact.relation == "DEPENDS_ON":
             # Is what it waits on already done? (a backfilled dependency)
             scopes.add(("from", target, "HAS_STATUS"))
     for closure in extraction.closures:

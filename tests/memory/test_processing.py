@@ -238,46 +238,6 @@ def test_processing_an_episode_twice_changes_nothing(graph: Graph, ingest: Inges
 
 
 @pytest.mark.django_db
-def test_queries_per_episode_do_not_grow_with_the_graph(
-    graph: Graph, ingest: IngestFn, django_assert_max_num_queries
-) -> None:
-    def update(n: int) -> dict[str, str]:
-        return {"author": f"Person{n}", "reference_time": "2026-11-23T09:00:00+00:00",
-                "content": f"The feature {n} migration is blocked. I'm waiting on the auth "
-                           f"service refactor, which the backend team owns."}
-
-    ingest(graph, [update(n) for n in range(5)])
-    from memory.processing import process_episode
-
-    def process_new(n: int) -> None:
-        with_id = ingest_without_processing(graph, update(n))
-        process_episode(with_id)
-
-    process_new(100)
-    small = _count_queries(lambda: process_new(101))
-    ingest(graph, [update(n) for n in range(200, 400)])
-    large = _count_queries(lambda: process_new(401))
-
-    assert small == large
-
-
-def ingest_without_processing(graph: Graph, record: dict[str, str]) -> int:
-    from memory.ingestion import ingest_records
-
-    report = ingest_records(graph, [(1, record)], process=False)
-    return report.stored_ids[0]
-
-
-def _count_queries(action) -> int:  # type: ignore[no-untyped-def]
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as captured:
-        action()
-    return len(captured)
-
-
-@pytest.mark.django_db
 def test_a_backfilled_dependency_on_work_already_shipped_ends_when_it_shipped(
     graph: Graph, ingest: IngestFn
 ) -> None:
