@@ -157,9 +157,13 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                 return entity.pk if entity is not None else None
 
             # The stored facts the whole batch can touch, in one query.
-            batch.cover(set().union(*(
-                scopes_of(extraction, ontology, known_id) for extraction, _ in drafts
-            )))
+            batch.cover(
+                set().union(*(
+                    scopes_of(extraction, ontology, known_id) for extraction, _ in drafts
+                )),
+                since=min(earliest_start(e, extraction) for e, (extraction, _) in
+                          zip(episodes, drafts, strict=True)),
+            )
             outcomes = []
             for episode, (extraction, seen) in zip(episodes, drafts, strict=True):
                 if seen != _index_state(names.index) and extraction.extractor in LOCAL_EXTRACTORS:
@@ -222,6 +226,8 @@ class FactBatch:
         self.by_source: dict[int, list[Span]] = defaultdict(list)
         self.by_target: dict[int, list[Span]] = defaultdict(list)
         self.covered: set[tuple[object, ...]] = set()
+        self.since: datetime | None = None
+        """Covered scopes hold every stored fact that had not ended before this."""
         self.fresh_entities: set[int] = set()
         """Entities created in this batch: no stored fact mentions them."""
         self.new_facts: list[Fact] = []
@@ -233,13 +239,24 @@ class FactBatch:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def cover(self, scopes: set[tuple[object, ...]]) -> None:
-        """Make sure every stored fact in ``scopes`` is here: one query for the scopes not
-        covered yet that may match stored facts. A scope is ``("edge", source, relation,
-        target)``, ``("from", source, relation)`` or ``("to", relation, target)``."""
+    def cover(self, scopes: set[tuple[object, ...]], since: datetime) -> None:
+        """Make sure every stored fact in ``scopes`` that can still matter to facts starting at
+        ``since`` or later is here: one query for the scopes not covered yet that may match
+        stored facts. A scope is ``("edge", source, relation, target)``, ``("from", source,
+        relation)`` or ``("to", relation, target)``.
+
+        A fact that ended before ``since`` cannot: the time rules only restate, replace or end
+        facts that still hold at (or begin after) the new fact's start, so the long closed
+        history of a busy work item's statuses is not read again and again."""
+        if self.since is not None and since < self.since:
+            # An earlier start than the batch expected (rare): read the covered scopes again
+            # back to it; facts already here are kept as they are.
+            scopes = scopes | self.covered
+            self.covered = set()
         wanted = {scope for scope in scopes if not self._covered(scope)}
         if not wanted:
             return
+        self.since = since if self.since is None else min(since, self.since)
         edges: dict[str, tuple[set[int], set[int]]] = defaultdict(lambda: (set(), set()))
         froms: dict[str, set[int]] = defaultdict(set)
         tos: dict[str, set[int]] = defaultdict(set)
@@ -264,8 +281,9 @@ class FactBatch:
             query |= Q(relation=relation, target_id__in=sorted(targets))
         # Closed facts count too (a backfill may land inside their interval); facts retracted
         # without an end (expired, no invalid_at) do not.
-        believed = Q(expired_at__isnull=True) | Q(invalid_at__isnull=False)
-        for fact in Fact.objects.filter(query, believed, graph=self.graph).select_related(
+        relevant = Q(invalid_at__gte=self.since) | Q(invalid_at__isnull=True,
+                                                      expired_at__isnull=True)
+        for fact in Fact.objects.filter(query, relevant, graph=self.graph).select_related(
             "target"
         ):
             if fact.pk not in self.facts:
@@ -372,6 +390,12 @@ def scopes_of(
     return scopes
 
 
+def earliest_start(episode: Episode, extraction: Extraction) -> datetime:
+    """When the earliest of an extraction's facts begins (closures end only open facts)."""
+    return min((fact.valid_at or episode.reference_time for fact in extraction.facts),
+               default=episode.reference_time)
+
+
 def update_rows(objects: Sequence[Model], fields: list[str]) -> None:
     """Write ``fields`` of each object back: one UPDATE statement run for every row
     (executemany). Django's ``bulk_update`` builds a CASE expression per row and field, which
@@ -427,7 +451,8 @@ class FactRecorder:
     # -- recording ---------------------------------------------------------------------------
 
     def record(self, extraction: Extraction) -> None:
-        self.batch.cover(scopes_of(extraction, self.ontology, self._entity_id))
+        self.batch.cover(scopes_of(extraction, self.ontology, self._entity_id),
+                         since=earliest_start(self.episode, extraction))
         for fact in extraction.facts:
             self._add(fact)
         for closure in extraction.closures:
