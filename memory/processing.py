@@ -234,7 +234,10 @@ class FactBatch:
         self.changed: dict[object, Fact] = {}
         self.closed_by: dict[object, object] = {}
         """fact key → the key of the fact that closed it (it may have no id yet)."""
-        self.evidence: list[tuple[object, Episode, str, str]] = []
+        self.evidence: list[tuple[object, int, str, str, datetime]] = []
+        """(fact key, episode id, sentence, extractor, recorded at)."""
+        self.revisions: list[tuple[object, object]] = []
+        """(expired fact key, the revised fact's key), in the order revised."""
         self._created = 0
 
     # -- reading -----------------------------------------------------------------------------
@@ -343,15 +346,37 @@ class FactBatch:
             "valid_at", "invalid_at", "expired_at", "close_reason", "closed_by_fact",
             "closed_by_episode",
         ])
-        if self.evidence:
+        evidence = self.evidence + self._carried_evidence()
+        if evidence:
             FactEvidence.objects.bulk_create(
                 [
-                    FactEvidence(fact=self.facts[key], episode=episode, sentence=sentence,
-                                 extractor=extractor, created_at=episode.ingested_at)
-                    for key, episode, sentence, extractor in self.evidence
+                    FactEvidence(fact=self.facts[key], episode_id=episode_id, sentence=sentence,
+                                 extractor=extractor, created_at=recorded_at)
+                    for key, episode_id, sentence, extractor, recorded_at in evidence
                 ],
                 ignore_conflicts=True,
             )
+
+    def _carried_evidence(self) -> list[tuple[object, int, str, str, datetime]]:
+        """A revised fact is supported by everything that supported the fact it replaces (one
+        query, only when the batch revised stored facts)."""
+        if not self.revisions:
+            return []
+        support: dict[object, list[tuple[int, str, str, datetime]]] = defaultdict(list)
+        stored = [old for old, _ in self.revisions if isinstance(old, int)]
+        for fact_id, *row in FactEvidence.objects.filter(fact_id__in=stored).values_list(
+            "fact_id", "episode_id", "sentence", "extractor", "created_at"
+        ):
+            support[fact_id].append(tuple(row))  # type: ignore[arg-type]
+        for key, *row in self.evidence:
+            support[key].append(tuple(row))  # type: ignore[arg-type]
+        carried = []
+        # In order: a fact revised twice in one batch carries both predecessors' evidence.
+        for old, new in self.revisions:
+            for row in support[old]:
+                support[new].append(row)
+                carried.append((new, *row))
+        return carried  # type: ignore[return-value]
 
 
 def scopes_of(
@@ -458,7 +483,7 @@ class FactRecorder:
         for closure in extraction.closures:
             self._close(closure)
         self.batch.evidence.extend(
-            (key, self.episode, sentence, extraction.extractor)
+            (key, self.episode.pk, sentence, extraction.extractor, self.now)
             for key, sentence in self.evidence.items()
         )
 
@@ -481,13 +506,18 @@ class FactRecorder:
         ]
         if same:
             span = min(same, key=lambda s: (s.valid_at, s.rank))
-            self._support(span.key, item.sentence)
             relation = self.ontology.relation(item.relation)
-            if valid_at < span.valid_at and relation and not relation.single_valued:
+            if (valid_at < span.valid_at and relation and not relation.single_valued
+                    and span.key not in self.created_here):
                 # A backfilled restatement: the fact held earlier than we knew.
+                self._revise(span, valid_at, item.sentence)
+                return
+            self._support(span.key, item.sentence)
+            if valid_at < span.valid_at and relation and not relation.single_valued:
+                # Said twice by this episode, the earlier start first: nobody believed the
+                # later one yet.
                 span.valid_at = valid_at
                 self.facts[span.key].valid_at = valid_at
-                self._changed(span.key)
             return
         fact = Fact(
             graph=self.graph,
@@ -516,6 +546,33 @@ class FactRecorder:
                 self._end(closing.span.key, closing.at, Fact.CloseReason.RESOLUTION, by_fact=key)
         if item.relation == "DEPENDS_ON" and fact.invalid_at is None:
             self._end_if_already_done(key, span)
+
+    def _revise(self, span: Span, valid_at: datetime, sentence: str) -> None:
+        """What was recorded is never rewritten (DESIGN §3): the fact believed to begin later is
+        expired, and a revised fact with the earlier start replaces it, carrying its evidence and
+        this episode's. What was known before this episode stays as it was known."""
+        old = self.facts[span.key]
+        revised = Fact(
+            graph=self.graph,
+            source_id=old.source_id,
+            relation=old.relation,
+            target=old.target,
+            sentence=old.sentence,
+            valid_at=valid_at,
+            created_at=self.now,
+            extractor=old.extractor,
+        )
+        key, _ = self.batch.create(revised)
+        self.created_here.add(key)
+        old.expired_at = self.now
+        old.close_reason = Fact.CloseReason.REVISED
+        old.closed_by_episode = self.episode
+        self.batch.closed_by[span.key] = key
+        span.expired = True
+        self._changed(span.key)
+        self.batch.revisions.append((span.key, key))
+        self._support(key, sentence)
+        self.outcome.facts_supported += 1
 
     def _ended_by_completion_of(self, entity_id: int) -> list[Span]:
         """The facts a completion of the entity ends, by the ontology's resolution rules

@@ -80,6 +80,11 @@ def a_quarter_of_updates() -> list[dict[str, Any]]:
         update(98, "We have the Pro plan.", author="Acme Corp", source="zendesk", days_back=30),
         update(99, "The 502 errors are resolved.", author="Globex Inc", source="zendesk"),
         update(100, "Lunch was great today.", author="Frank"),
+        # Older notes restating what is already known: the fact is revised, twice.
+        update(101, "The mobile release depends on the SSO rollout.", author="Erin",
+               days_back=10),
+        update(102, "The mobile release depends on the SSO rollout.", author="Erin",
+               days_back=12),
     ]
     return records
 
@@ -135,30 +140,37 @@ def test_a_batch_records_exactly_what_processing_one_episode_at_a_time_records()
     # Batches of 7: merges, closures and backfills fall inside and across batch boundaries.
     counts = process_episodes(store(batched, a_quarter_of_updates()), batch_size=7)
 
-    assert counts == {"processed": 101}
+    assert counts == {"processed": 103}
     expected = recorded(one_at_a_time)
     assert recorded(batched) == expected
     # The sequence did exercise what a batch keeps in memory between its episodes.
     closed = Fact.objects.filter(graph=batched, invalid_at__isnull=False)
     assert set(closed.values_list("close_reason", flat=True)) == {
         "single_valued", "resolution", "explicit"}
+    assert Fact.objects.filter(graph=batched, close_reason="revised").count() == 2
     assert closed.filter(expired_at__isnull=True).exists()  # learned already ended (backfills)
     assert expected["merges"] and expected["suggestions"]
 
 
 @pytest.mark.django_db
-def test_a_backfilled_restatement_in_the_same_batch_moves_the_start_earlier(
+def test_a_backfilled_restatement_in_the_same_batch_revises_the_fact_made_earlier_in_it(
     graph: Graph,
 ) -> None:
     process_episodes(store(graph, [
         update(10, "The mobile release depends on the SSO rollout.", author="Erin"),
         update(11, "The mobile release depends on the SSO rollout.", author="Erin",
                days_back=3),
+        update(12, "The mobile release depends on the SSO rollout.", author="Erin",
+               days_back=5),
     ]))
 
-    fact = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
-    assert fact.valid_at == START + timedelta(hours=77) - timedelta(days=3)
-    assert sorted(fact.evidence.values_list("episode__external_id", flat=True)) == ["u10", "u11"]
+    [current] = Fact.objects.filter(graph=graph, relation="DEPENDS_ON", expired_at__isnull=True)
+    assert current.valid_at == START + timedelta(hours=7 * 12) - timedelta(days=5)
+    assert sorted(current.evidence.values_list("episode__external_id", flat=True)) == [
+        "u10", "u11", "u12"]
+    revised = Fact.objects.filter(graph=graph, relation="DEPENDS_ON", close_reason="revised")
+    assert sorted(revised.values_list("closed_by_episode__external_id", flat=True)) == [
+        "u11", "u12"]
 
 
 @pytest.mark.django_db
