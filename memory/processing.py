@@ -1,12 +1,20 @@
-"""Processing one episode: extract → resolve entities → apply the time rules → record facts.
+"""Processing episodes: extract → resolve entities → apply the time rules → record facts.
 
-All of it happens in one transaction that first locks the graph row, so episodes of one graph are
-applied one at a time (the time rules read what earlier episodes wrote) while different graphs
-proceed in parallel. The number of queries per episode is fixed, whatever the graph's size:
+A batch of episodes of one graph (one episode on its own, or up to ``BATCH_SIZE`` from the ingest
+command, an upload or the bulk API) is applied in one transaction that first locks the graph row,
+so the episodes of one graph are applied one after another, in the order given (the time rules
+read what earlier episodes wrote), while different graphs proceed in parallel. The number of
+queries is fixed, whatever the graph's size:
 
-  lock graph · name index catch-up · resolve names · resolve aliases · create entities ·
-  load the facts the new ones can touch · create facts · create evidence · update closed facts ·
-  mark the episode processed · bump the graph's data version
+  claim the episodes · name index catch-up (before the lock and inside it) · lock graph ·
+  look up the names the batch mentions · their aliases · load the facts the batch can touch ·
+  create entities (once per episode that names new ones) · create facts · update changed facts ·
+  (the evidence of revised facts) · create evidence · mark the episodes processed · bump the
+  graph's data version
+
+plus, rarely, a fuzzy match's suggestion or merge, or a second look at names or facts an
+episode's extraction did not show before the batch began (when an earlier episode of the batch
+changed what it reads).
 """
 
 from __future__ import annotations
