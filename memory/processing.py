@@ -174,9 +174,9 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
             )
             outcomes = []
             for episode, (extraction, seen) in zip(episodes, drafts, strict=True):
-                if seen != _index_state(names.index) and extraction.extractor in LOCAL_EXTRACTORS:
+                if seen != _index_state(names.index) and rereadable(extraction):
                     # Earlier episodes of the batch added names: read it as it would be read
-                    # alone, knowing them. (A model's extraction is never repeated.)
+                    # alone, knowing them.
                     extraction = extract_episode(episode, ontology, names.index.types)
                 outcomes.append(_apply(batch, names, episode, extraction))
             batch.write()
@@ -190,8 +190,11 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
     return outcomes
 
 
-LOCAL_EXTRACTORS = {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR}
-"""Extractors cheap and deterministic enough to run again inside the graph's lock."""
+def rereadable(extraction: Extraction) -> bool:
+    """Whether extracting again inside the graph's lock is cheap and calls no model: never with
+    a model configured (even when the rules stood in for it this time)."""
+    return (not settings.LLM_EXTRACTION
+            and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR})
 
 
 def _index_state(index: NameIndex) -> tuple[int, int]:
