@@ -681,6 +681,7 @@ CLOSE_WORDS = {
     Fact.CloseReason.RESOLUTION: "resolved",
     Fact.CloseReason.EXPLICIT: "said to have ended",
     Fact.CloseReason.GIVEN: "end given",
+    Fact.CloseReason.REVISED: "revised",
 }
 
 

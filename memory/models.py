@@ -215,6 +215,7 @@ class Fact(models.Model):
         RESOLUTION = "resolution", "Resolution rule"
         EXPLICIT = "explicit", "Explicitly ended"
         GIVEN = "given", "End given with the fact"
+        REVISED = "revised", "Revised (a backfill showed it began earlier)"
 
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="facts")

@@ -7,8 +7,10 @@ merge (reversible). Candidates between ``SUGGEST_SCORE`` and that, or of a compa
 type, become a new entity plus a merge suggestion for a person to accept or reject.
 
 Matching needs the graph's names in memory; ``NameIndex`` keeps them per process and catches up
-with one query per episode (entities created since it last looked), so the number of queries per
-episode does not grow with the graph.
+with one query per batch of episodes (entities created since it last looked), so the number of
+queries per episode does not grow with the graph. A batch resolves through one ``NameCache``: the
+names its episodes mention are looked up together, and what one episode creates the next one
+finds without asking the database.
 """
 
 from __future__ import annotations
@@ -100,8 +102,49 @@ def name_index(graph: Graph) -> NameIndex:
 
 
 def forget_name_index(graph_id: int) -> None:
-    """Merges and undos change which names are canonical; the next look-up rebuilds."""
+    """Merges and undos change which names are canonical, and a rolled-back batch may have added
+    entities that were never stored; the next look-up rebuilds."""
     _indexes.pop(graph_id, None)
+
+
+@dataclass
+class NameCache:
+    """What one batch of episodes knows about its graph's names: normalized name → canonical
+    entity, or ``None`` when the graph had none when it looked. Lives inside the batch's
+    transaction (it holds the graph's lock), so nobody else adds names meanwhile."""
+
+    graph: Graph
+    index: NameIndex
+    entities: dict[str, Entity | None] = field(default_factory=dict)
+
+    def look_up(self, keys: set[str]) -> None:
+        """Two queries at most (names, then aliases) for the keys not looked up yet."""
+        unknown = {k for k in keys if k and k not in self.entities}
+        if not unknown:
+            return
+        for entity in Entity.objects.filter(
+            graph=self.graph, normalized_name__in=unknown, merged_into__isnull=True
+        ):
+            self.entities[entity.normalized_name] = entity
+        missing = unknown - self.entities.keys()
+        if missing:
+            for alias in Alias.objects.filter(
+                graph=self.graph, normalized_name__in=missing
+            ).select_related("entity"):
+                self.entities[alias.normalized_name] = _canonical(alias.entity)
+        for key in unknown - self.entities.keys():
+            self.entities[key] = None
+
+    def learn(self, entity: Entity) -> None:
+        """A new canonical entity: later episodes of the batch resolve and match it."""
+        self.entities[entity.normalized_name] = entity
+        self.index.add(entity.pk, entity.normalized_name, entity.type)
+
+    def refresh_index(self) -> None:
+        """A merge made the process forget the index; read it again (inside our transaction,
+        so it sees what this batch created)."""
+        if _indexes.get(self.graph.pk) is not self.index:
+            self.index = name_index(self.graph)
 
 
 @dataclass
@@ -114,34 +157,31 @@ class Resolution:
 
 
 def resolve_entities(
-    graph: Graph, mentions: list[tuple[str, str]], *, now: datetime
+    graph: Graph,
+    mentions: list[tuple[str, str]],
+    *,
+    now: datetime,
+    names: NameCache | None = None,
 ) -> Resolution:
     """Resolve ``(name, type)`` mentions to entities of ``graph``, creating what is new.
 
-    Queries: normalized names (1), aliases of the rest (1), the name index catching up (1),
-    creating new entities (1), plus suggestions and automatic merges when fuzzy matches occur."""
-    index = name_index(graph)
+    Queries: the name index catching up (1, unless a batch's ``names`` is given), normalized names
+    and aliases of the names not looked up yet (0–2), creating new entities (1), plus suggestions
+    and automatic merges when fuzzy matches occur."""
+    if names is None:
+        names = NameCache(graph, name_index(graph))
     keyed = {(name, entity_type): normalize_name(name) for name, entity_type in mentions}
-    keys = {k for k in keyed.values() if k}
+    names.look_up(set(keyed.values()))
     found: dict[str, Entity] = {
-        e.normalized_name: e
-        for e in Entity.objects.filter(
-            graph=graph, normalized_name__in=keys, merged_into__isnull=True
-        )
+        key: entity for key in keyed.values() if (entity := names.entities.get(key)) is not None
     }
-    missing = keys - found.keys()
-    if missing:
-        for alias in Alias.objects.filter(graph=graph, normalized_name__in=missing).select_related(
-            "entity"
-        ):
-            found[alias.normalized_name] = _canonical(alias.entity)
     result = Resolution(entities={}, created=[], suggestions=[], automatic_merges=[])
     to_create: dict[str, Entity] = {}
     fuzzy: dict[str, list[tuple[int, float, str]]] = {}
     for (name, entity_type), key in keyed.items():
         if not key or key in found or key in to_create:
             continue
-        candidates = index.candidates(key, entity_type)
+        candidates = names.index.candidates(key, entity_type)
         best = candidates[0] if candidates else None
         if best and best[1] >= AUTO_MERGE_SCORE and best[2] == entity_type:
             fuzzy[key] = [best]
@@ -151,13 +191,18 @@ def resolve_entities(
             graph=graph, name=name.strip(), normalized_name=key, type=entity_type, created_at=now
         )
     if to_create:
-        # Not added to the index here: the transaction may still roll back. The next catch-up
-        # reads them once committed.
         created = Entity.objects.bulk_create(list(to_create.values()))
         result.created.extend(created)
         _apply_fuzzy_matches(graph, created, fuzzy, found, result, now)
+        # An automatic merge forgets the process's index; the batch reads it again.
+        names.refresh_index()
         for entity in created:
-            found.setdefault(entity.normalized_name, entity)
+            kept = found.setdefault(entity.normalized_name, entity)
+            if kept is entity:
+                # Added before the commit: whoever rolls the transaction back forgets the index.
+                names.learn(entity)
+            else:
+                names.entities[entity.normalized_name] = kept
     for (name, entity_type), key in keyed.items():
         if key:
             result.entities[(name, entity_type)] = found[key]

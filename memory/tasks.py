@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from itertools import batched
 
 from celery import shared_task
 from django.core.cache import cache
@@ -48,6 +49,17 @@ def _settle_key(graph_id: int) -> str:
 )
 def process_episode(episode_id: int) -> str:
     return processing.process_episode(episode_id)
+
+
+@shared_task(
+    name="memory.process_episodes",
+    autoretry_for=(OperationalError,),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def process_episodes(episode_ids: list[int]) -> dict[str, int]:
+    return dict(processing.process_episodes(episode_ids))
 
 
 @shared_task(name="memory.run_pipeline_when_settled", bind=True, max_retries=None)
@@ -149,12 +161,15 @@ def start_run(run: PipelineRun) -> None:
 
 
 def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
-    """After the current transaction commits: process each episode, then let the graph settle
-    and run its pipeline once."""
+    """After the current transaction commits: process the episodes (in batches, one transaction
+    each; a single one as itself), then let the graph settle and run its pipeline once."""
 
     def send() -> None:
-        for episode_id in episode_ids:
-            _send(process_episode, episode_id)
+        if len(episode_ids) == 1:
+            _send(process_episode, episode_ids[0])
+        else:
+            for batch in batched(episode_ids, processing.BATCH_SIZE):
+                _send(process_episodes, list(batch))
         schedule_pipeline(graph_id)
 
     transaction.on_commit(send)

@@ -29,6 +29,9 @@ class Span:
     valid_at: datetime
     invalid_at: datetime | None = None
     expired: bool = False
+    rank: tuple[int, int] = (0, 0)
+    """Creation order, the tie-break between spans that begin at the same moment: stored facts
+    by id, then the ones being made, in the order made."""
 
     def holds_at(self, moment: datetime) -> bool:
         return self.valid_at <= moment and (self.invalid_at is None or moment < self.invalid_at)
@@ -62,7 +65,7 @@ def decide_single_valued(new: Span, same_source_relation: list[Span]) -> SingleV
     later = [s for s in others if s.valid_at > new.valid_at]
     if not later:
         return SingleValuedDecision(closings, None, None)
-    nearest = min(later, key=lambda s: (s.valid_at, str(s.key)))
+    nearest = min(later, key=lambda s: (s.valid_at, s.rank))
     return SingleValuedDecision(closings, nearest.valid_at, nearest)
 
 

@@ -8,7 +8,13 @@ from datetime import datetime
 import pytest
 
 from memory.models import Entity, Episode, Fact, Graph
-from memory.selectors import current_facts, facts_known_at, facts_valid_at
+from memory.selectors import (
+    current_facts,
+    fact_as_dict,
+    facts_known_at,
+    facts_valid_at,
+    with_evidence,
+)
 from tests.conftest import IngestFn
 
 SEED = [
@@ -237,44 +243,48 @@ def test_processing_an_episode_twice_changes_nothing(graph: Graph, ingest: Inges
     assert list(Fact.objects.values_list("pk", "invalid_at", "expired_at")) == before
 
 
+def dependencies(facts) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(f.source.name, f.valid_at.date().isoformat()) for f in facts
+            if f.relation == "DEPENDS_ON"]
+
+
 @pytest.mark.django_db
-def test_queries_per_episode_do_not_grow_with_the_graph(
-    graph: Graph, ingest: IngestFn, django_assert_max_num_queries
+def test_a_backfill_that_restates_a_fact_earlier_revises_it_without_rewriting_what_was_known(
+    graph: Graph, ingest: IngestFn
 ) -> None:
-    def update(n: int) -> dict[str, str]:
-        return {"author": f"Person{n}", "reference_time": "2026-11-23T09:00:00+00:00",
-                "content": f"The feature {n} migration is blocked. I'm waiting on the auth "
-                           f"service refactor, which the backend team owns."}
+    ingest(graph, SEED[:1], now=at("2026-11-23T12:00:00+00:00"))
+    before_the_backfill = at("2026-11-30T00:00:00+00:00")
+    known_then = [fact_as_dict(f) for f in with_evidence(
+        facts_known_at(graph, before_the_backfill, valid_at=at("2026-11-20T00:00:00+00:00")))]
+    ingest(graph, [{"external_id": "old-note", "author": "Alice",
+                    "reference_time": "2026-11-16T09:00:00+00:00",
+                    "content": "The API migration depends on the auth service refactor."}],
+           now=at("2026-12-01T09:00:00+00:00"))
 
-    ingest(graph, [update(n) for n in range(5)])
-    from memory.processing import process_episode
-
-    def process_new(n: int) -> None:
-        with_id = ingest_without_processing(graph, update(n))
-        process_episode(with_id)
-
-    process_new(100)
-    small = _count_queries(lambda: process_new(101))
-    ingest(graph, [update(n) for n in range(200, 400)])
-    large = _count_queries(lambda: process_new(401))
-
-    assert small == large
-
-
-def ingest_without_processing(graph: Graph, record: dict[str, str]) -> int:
-    from memory.ingestion import ingest_records
-
-    report = ingest_records(graph, [(1, record)], process=False)
-    return report.stored_ids[0]
-
-
-def _count_queries(action) -> int:  # type: ignore[no-untyped-def]
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    with CaptureQueriesContext(connection) as captured:
-        action()
-    return len(captured)
+    # What the system believed on Nov 30th about Nov 20th is unchanged: no dependency yet.
+    assert dependencies(facts_known_at(graph, before_the_backfill,
+                                       valid_at=at("2026-11-20T00:00:00+00:00"))) == []
+    assert [fact_as_dict(f) for f in with_evidence(facts_known_at(
+        graph, before_the_backfill, valid_at=at("2026-11-20T00:00:00+00:00")))] == known_then
+    assert dependencies(facts_known_at(graph, before_the_backfill)) == [
+        ("API Migration", "2026-11-23")]
+    # Today's knowledge: it held since the 16th, on both episodes' word.
+    [current] = [f for f in current_facts(graph) if f.relation == "DEPENDS_ON"]
+    assert current.valid_at == at("2026-11-16T09:00:00+00:00")
+    assert current.created_at == at("2026-12-01T09:00:00+00:00")
+    assert sorted(current.episodes.values_list("external_id", flat=True)) == [
+        "alice", "old-note"]
+    assert dependencies(facts_valid_at(graph, at("2026-11-20T00:00:00+00:00"))) == [
+        ("API Migration", "2026-11-16")]
+    # The row recorded first is expired, not rewritten, and says what revised it.
+    recorded_first = Fact.objects.get(graph=graph, relation="DEPENDS_ON",
+                                      valid_at=at("2026-11-23T09:00:00+00:00"))
+    assert recorded_first.invalid_at is None
+    assert recorded_first.expired_at == at("2026-12-01T09:00:00+00:00")
+    assert recorded_first.close_reason == Fact.CloseReason.REVISED
+    assert recorded_first.closed_by_fact == current
+    assert recorded_first.closed_by_episode.external_id == "old-note"
+    assert list(recorded_first.episodes.values_list("external_id", flat=True)) == ["alice"]
 
 
 @pytest.mark.django_db
