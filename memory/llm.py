@@ -33,6 +33,7 @@ The waits are read from settings with defaults (``LLM_RETRY_BACKOFF_SECONDS`` = 
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import random
@@ -206,13 +207,19 @@ def annotate_call(result: LLMResult, note: str) -> None:
 
 
 def build_client() -> openai.OpenAI:
-    # Retries are ours (see the module docstring), so the SDK must not retry on its own.
-    return openai.OpenAI(
-        api_key=settings.OPENAI_API_KEY or "not-needed",
-        base_url=settings.OPENAI_BASE_URL or None,
-        timeout=float(settings.LLM_TIMEOUT_SECONDS),
-        max_retries=0,
+    """The client for the configured model, shared by every call with the same configuration:
+    building one costs tens of milliseconds (its TLS context), more than a loopback answer."""
+    return _client_for(
+        settings.OPENAI_API_KEY or "not-needed",
+        settings.OPENAI_BASE_URL or None,
+        float(settings.LLM_TIMEOUT_SECONDS),
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _client_for(api_key: str, base_url: str | None, timeout: float) -> openai.OpenAI:
+    # Retries are ours (see the module docstring), so the SDK must not retry on its own.
+    return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0)
 
 
 def send_once(
@@ -226,13 +233,12 @@ def send_once(
         extra["temperature"] = float(temperature)
     started = time.monotonic()
     try:
-        with build_client() as client:
-            completion = client.chat.completions.create(
-                model=model,
-                messages=[dict(m) for m in messages],  # type: ignore[misc]
-                response_format=response_format,  # type: ignore[arg-type]
-                **extra,
-            )
+        completion = build_client().chat.completions.create(
+            model=model,
+            messages=[dict(m) for m in messages],  # type: ignore[misc]
+            response_format=response_format,  # type: ignore[arg-type]
+            **extra,
+        )
     except openai.APITimeoutError:
         return _Attempt(outcome=_TIMEOUT, latency_ms=elapsed_ms(started),
                         error=f"no answer within {settings.LLM_TIMEOUT_SECONDS}s")

@@ -40,6 +40,8 @@ class FakeRequest:
     body: dict[str, Any]
     received_at: float
     """``time.monotonic()`` when it arrived (to check the waits between retries)."""
+    client_port: int = 0
+    """The client's TCP port: the same port means the same (kept-alive) connection."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -186,6 +188,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in two writes: with Nagle's algorithm on, the body waits
+            # for the client's delayed ACK (~40 ms a call on Linux), which is no model's latency.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
@@ -209,6 +214,7 @@ class FakeOpenAI:
                     method="POST", path=self.path,
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body, received_at=time.monotonic(),
+                    client_port=self.client_address[1],
                 )
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "not found"}}', {})

@@ -3,8 +3,8 @@
 A case is (scenario, size, form). In a throwaway graph:
 
 1. batch 1 (episodes said before the checkpoint, not backfilled) is read and stored by the code of
-   ``manage.py ingest`` (``read_records`` + ``ingest_records``), then each episode is processed
-   by ``memory.processing.process_episode`` (what the task runs) — ingest and extraction rates;
+   ``manage.py ingest`` (``read_records`` + ``ingest_records``), then processed in batches by
+   ``memory.processing.process_episodes`` (what its tasks run) — ingest and extraction rates;
 2. run 1 (``run_pipeline``): clusters, root blockers and reach are scored at the checkpoint, and
    the alternatives run on the same rows (networkx, co-mention, the floor);
 3. batch 2 (later updates, resolutions, backfilled episodes), run 2: retirement correctness;
@@ -167,8 +167,7 @@ class Case:
         if report.rejected:
             raise RuntimeError(f"the generator wrote {report.rejected} rejected records")
         started = time.perf_counter()
-        for episode_id in report.stored_ids:
-            processing.process_episode(episode_id)
+        processing.process_episodes(report.stored_ids)  # what the ingest command's tasks run
         extract = time.perf_counter() - started
         self.ext_of.update(Episode.objects.filter(pk__in=report.stored_ids)
                            .values_list("pk", "external_id"))

@@ -61,6 +61,17 @@ def test_a_valid_answer_is_parsed_and_audited_with_prompt_tokens_and_latency(
     assert row.cache_key == "k" * 64
 
 
+def test_successive_calls_share_one_kept_alive_connection(fake_openai: FakeOpenAI) -> None:
+    graph = GraphFactory()
+    for answer in ("1", "2", "3"):
+        fake_openai.reply_json({"answer": answer})
+
+    results = [ask(graph) for _ in range(3)]
+
+    assert [r.data for r in results] == [{"answer": "1"}, {"answer": "2"}, {"answer": "3"}]
+    assert len({request.client_port for request in fake_openai.completions()}) == 1
+
+
 def test_the_request_is_a_strict_json_schema_chat_completion_with_the_configured_key(
     fake_openai: FakeOpenAI,
 ) -> None:
