@@ -44,6 +44,9 @@ def alternative_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
             _fmt(alt["co_mention"]["ari"]), _fmt(alt["co_mention"]["precision"]),
             _fmt(alt["co_mention"]["ari_ratio"], 2),
             f"{alt['floor']['seconds'] * 1000:.1f}", _fmt(alt["floor"]["ours_over_floor"], 1),
+            f"{alt['floor']['ours_load_seconds'] * 1000:.0f}",
+            f"{alt['floor']['load_seconds'] * 1000:.0f}",
+            _fmt(alt["floor"]["ours_over_floor_with_load"], 2),
         ])
     return rows
 
@@ -92,7 +95,8 @@ TABLES = {
     "Side by side on the checkpoint rows (ms, best of repeats; networkx once)": (
         ["case", "ours ms", "ours ARI", "networkx ms", "nx/ours", "nx ARI vs ours",
          "co-mention ARI", "co-mention pair P", "co-mention/ours ARI", "floor ms",
-         "ours/floor"], alternative_rows),
+         "ours/floor", "ours load ms", "floor load ms", "(load+ours)/(load+floor)"],
+        alternative_rows),
     "Performance (rates in episodes/s; run seconds wall; final-run stages in s)": (
         ["case", "ingest/s", "extract/s", "run 1 s", "final run s", "final run stages",
          "incremental s", "peak MB (load+cluster)", "max RSS MB", "board p50/p95 ms",
