@@ -11,7 +11,7 @@ import pytest
 
 from memory.ingestion import ingest_records
 from memory.models import Alias, Entity, Episode, Fact, Graph, MergeRecord, MergeSuggestion
-from memory.processing import process_episode, process_episodes
+from memory.processing import NamesRead, process_episode, process_episodes
 from tests.factories import EpisodeFactory, GraphFactory
 
 START = datetime.fromisoformat("2026-09-07T09:00:00+00:00")
@@ -260,3 +260,24 @@ def test_the_queries_to_process_one_episode_do_not_grow_with_the_graph(
     [large] = store(graph, round_of_updates(40)[:1])
     with django_assert_num_queries(16):
         process_episode(large)
+
+
+def test_an_episode_is_read_again_only_when_a_name_it_asked_about_is_known_differently() -> None:
+    reads = NamesRead({"acme": "Customer"})
+    assert reads.get("acme") == "Customer"
+    assert "initech" not in reads
+
+    # Names it never asked about may come and go.
+    assert not reads.changed_in({"acme": "Customer", "orion": "Team"})
+    assert not reads.changed_in({"acme": "Customer"})
+    # A name it asked about that is now known, or known as something else, counts.
+    assert reads.changed_in({"acme": "Customer", "initech": "Customer"})
+    assert reads.changed_in({"acme": "Team"})
+    assert reads.changed_in({})
+
+
+def test_an_episode_whose_extraction_read_every_known_name_is_always_read_again() -> None:
+    reads = NamesRead({"acme": "Customer"})
+    assert list(reads) == ["acme"]
+
+    assert reads.changed_in({"acme": "Customer"})
