@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _LEADING_WORDS = {"the", "a", "an", "our", "my", "their", "his", "her", "its", "your"}
 _PUNCTUATION = re.compile(r"[^\w\s]", re.UNICODE)
@@ -15,6 +16,17 @@ _SMALL_WORDS = {"of", "and", "for", "to", "in", "on", "at", "by", "with", "the",
 def normalize_name(name: str) -> str:
     """The key exact matching uses: case, accents, punctuation, whitespace and leading articles
     do not matter (``"The Auth-Service  refactor."`` → ``"auth service refactor"``)."""
+    # Names are remembered (a batch normalizes the same names thousands of times); long texts,
+    # which some callers normalize whole, are not kept.
+    if len(name) <= _REMEMBERED_LENGTH:
+        return _normalize_remembered(name)
+    return _normalize(name)
+
+
+_REMEMBERED_LENGTH = 120
+
+
+def _normalize(name: str) -> str:
     text = unicodedata.normalize("NFKC", name).casefold()
     text = text.replace("\u2019", "'")  # the typographic apostrophe
     text = _PUNCTUATION.sub(" ", text.replace("'s ", " "))
@@ -22,6 +34,9 @@ def normalize_name(name: str) -> str:
     while len(words) > 1 and words[0] in _LEADING_WORDS:
         words = words[1:]
     return " ".join(w for w in words if w)
+
+
+_normalize_remembered = lru_cache(maxsize=65536)(_normalize)
 
 
 def display_name(phrase: str) -> str:

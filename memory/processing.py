@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,8 +41,7 @@ from memory.names import normalize_name
 from memory.ontology import Ontology
 from memory.resolution import (
     NameCache,
-    NameIndex,
-    Resolution,
+        Resolution,
     forget_name_index,
     name_index,
     resolve_entities,
@@ -104,7 +103,9 @@ def author_type_for(episode: Episode, known: dict[str, str]) -> str:
     return "Person"
 
 
-def extract_episode(episode: Episode, ontology: Ontology, known: dict[str, str]) -> Extraction:
+def extract_episode(
+    episode: Episode, ontology: Ontology, known: Mapping[str, str]
+) -> Extraction:
     author_type = author_type_for(episode, known)
     supplied = episode.supplied or {}
     if supplied.get("facts"):
@@ -149,7 +150,8 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
     index = name_index(graph)
     # Extract before taking the graph's lock: a model call may take seconds, and its audit rows
     # must survive even if the transaction below rolls back.
-    drafts = [(extract_episode(e, ontology, index.types), _index_state(index)) for e in episodes]
+    drafts = [(extract_episode(e, ontology, reads := NamesRead(index.types)), reads)
+              for e in episodes]
     try:
         with transaction.atomic():
             locked = Graph.objects.select_for_update().get(pk=graph.pk)
@@ -173,10 +175,11 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                           zip(episodes, drafts, strict=True)),
             )
             outcomes = []
-            for episode, (extraction, seen) in zip(episodes, drafts, strict=True):
-                if seen != _index_state(names.index) and rereadable(extraction):
-                    # Earlier episodes of the batch added names: read it as it would be read
-                    # alone, knowing them.
+            for episode, (extraction, reads) in zip(episodes, drafts, strict=True):
+                if rereadable(extraction) and reads.changed_in(names.index.types):
+                    # Names its extraction asked about are known (or typed) differently now:
+                    # earlier episodes of the batch, or another process, added them. Read it as
+                    # it would be read alone, knowing them.
                     extraction = extract_episode(episode, ontology, names.index.types)
                 outcomes.append(_apply(batch, names, episode, extraction))
             batch.write()
@@ -197,8 +200,47 @@ def rereadable(extraction: Extraction) -> bool:
             and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR})
 
 
-def _index_state(index: NameIndex) -> tuple[int, int]:
-    return id(index), index.last_id
+class NamesRead(Mapping[str, str]):
+    """The known names (normalized name → type) an extractor is given, remembering which names it
+    asked about and what it was told. Extractors are pure functions of the episode and of those
+    answers, so an extraction can only change when one of the answers does; most names an earlier
+    episode of a batch adds never occur in a later one's text. Reading the whole mapping (an
+    iteration, its length) remembers that everything was read: any change then counts."""
+
+    def __init__(self, types: Mapping[str, str]) -> None:
+        self.types = types
+        self.answers: dict[str, str | None] = {}
+        self.read_all = False
+
+    def __getitem__(self, key: str) -> str:
+        value = self.types.get(key)
+        self.answers[key] = value
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        value = self.types.get(key)
+        self.answers[key] = value
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        self.read_all = True
+        return iter(self.types)
+
+    def __len__(self) -> int:
+        self.read_all = True
+        return len(self.types)
+
+    def changed_in(self, types: Mapping[str, str]) -> bool:
+        """Whether an extraction reading ``types`` now could differ from the one that read these
+        answers."""
+        if self.read_all:
+            return True
+        return any(types.get(key) != value for key, value in self.answers.items())
 
 
 def _apply(

@@ -224,6 +224,9 @@ def _apply_fuzzy_matches(
         return
     # The index is a hint (another process may have merged since); the database decides.
     existing = {e.pk: _canonical(e) for e in Entity.objects.filter(pk__in=wanted, graph=graph)}
+    # The entities were created just now, so none has a suggestion yet: they are all created in
+    # one insert (two candidates may share a canonical entity: the first, best one counts).
+    suggestions: dict[tuple[int, int], MergeSuggestion] = {}
     for entity in created:
         candidates = [c for c in fuzzy.get(entity.normalized_name, []) if c[0] in existing]
         if not candidates:
@@ -236,13 +239,14 @@ def _apply_fuzzy_matches(
             found[entity.normalized_name] = into
             continue
         for pk, score, _ in candidates:
-            if existing[pk].pk == entity.pk:
+            into = existing[pk]
+            if into.pk == entity.pk or (entity.pk, into.pk) in suggestions:
                 continue
-            suggestion, _ = MergeSuggestion.objects.get_or_create(
-                graph=graph, entity=entity, into=existing[pk],
-                defaults={"score": score, "created_at": now},
+            suggestions[(entity.pk, into.pk)] = MergeSuggestion(
+                graph=graph, entity=entity, into=into, score=score, created_at=now
             )
-            result.suggestions.append(suggestion)
+    if suggestions:
+        result.suggestions.extend(MergeSuggestion.objects.bulk_create(list(suggestions.values())))
 
 
 def _canonical(entity: Entity) -> Entity:

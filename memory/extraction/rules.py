@@ -851,7 +851,7 @@ class _Reader:
     # ------------------------------------------------------------------------- noun phrases
 
     def _known_type(self, name: str) -> str | None:
-        return self.known.get(_key(name)) if self.known else None
+        return self.known.get(_key(name))
 
     def _mention(self, entity: ExtractedEntity) -> ExtractedEntity:
         self.last_phrase = entity
@@ -1855,7 +1855,7 @@ def extract_with_rules(
     author_type: str | None = None,
 ) -> Extraction:
     """Entities, facts and closures of one episode's text (see the module docstring)."""
-    known = known_entities or {}
+    known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
         author_entity = ExtractedEntity(

@@ -23,7 +23,8 @@ def extract_supplied(
     ontology: Ontology,
     known_entities: Mapping[str, str] | None = None,
 ) -> Extraction:
-    known = dict(known_entities or {})
+    # Only asked about, never changed: not copied (it holds every name of the graph).
+    known = known_entities if known_entities is not None else {}
     declared = {
         normalize_name(e["name"]): e["type"] for e in supplied.get("entities", []) if e.get("type")
     }

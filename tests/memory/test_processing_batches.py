@@ -11,7 +11,7 @@ import pytest
 
 from memory.ingestion import ingest_records
 from memory.models import Alias, Entity, Episode, Fact, Graph, MergeRecord, MergeSuggestion
-from memory.processing import process_episode, process_episodes
+from memory.processing import NamesRead, process_episode, process_episodes
 from tests.factories import EpisodeFactory, GraphFactory
 
 START = datetime.fromisoformat("2026-09-07T09:00:00+00:00")
@@ -35,7 +35,8 @@ def a_quarter_of_updates() -> list[dict[str, Any]]:
     """Status notes that exercise every time rule: restatements, single-valued statuses,
     dependencies ended by completions and by "no longer", backfills (a restatement that moves a
     fact's start earlier, an old status, a dependency on work already shipped), plan changes,
-    support issues resolved, and near-identical names that merge or become suggestions."""
+    support issues resolved, near-identical names that merge or become suggestions, and a name
+    an earlier update of the same batch made known that changes how a later one is read."""
     records = []
     for n in range(90):
         item, other = ITEMS[n % len(ITEMS)], ITEMS[(n * 3 + 1) % len(ITEMS)]
@@ -85,6 +86,11 @@ def a_quarter_of_updates() -> list[dict[str, Any]]:
                days_back=10),
         update(102, "The mobile release depends on the SSO rollout.", author="Erin",
                days_back=12),
+        # A customer met earlier in the same batch (as an author) is no work item to wait on:
+        # the later update reads differently once the name is known.
+        update(103, "We're seeing timeouts on the search page.", author="Initech",
+               source="zendesk"),
+        update(104, "The search revamp is blocked by Initech.", author="Bob"),
     ]
     return records
 
@@ -140,7 +146,7 @@ def test_a_batch_records_exactly_what_processing_one_episode_at_a_time_records()
     # Batches of 7: merges, closures and backfills fall inside and across batch boundaries.
     counts = process_episodes(store(batched, a_quarter_of_updates()), batch_size=7)
 
-    assert counts == {"processed": 103}
+    assert counts == {"processed": 105}
     expected = recorded(one_at_a_time)
     assert recorded(batched) == expected
     # The sequence did exercise what a batch keeps in memory between its episodes.
@@ -254,3 +260,24 @@ def test_the_queries_to_process_one_episode_do_not_grow_with_the_graph(
     [large] = store(graph, round_of_updates(40)[:1])
     with django_assert_num_queries(16):
         process_episode(large)
+
+
+def test_an_episode_is_read_again_only_when_a_name_it_asked_about_is_known_differently() -> None:
+    reads = NamesRead({"acme": "Customer"})
+    assert reads.get("acme") == "Customer"
+    assert "initech" not in reads
+
+    # Names it never asked about may come and go.
+    assert not reads.changed_in({"acme": "Customer", "orion": "Team"})
+    assert not reads.changed_in({"acme": "Customer"})
+    # A name it asked about that is now known, or known as something else, counts.
+    assert reads.changed_in({"acme": "Customer", "initech": "Customer"})
+    assert reads.changed_in({"acme": "Team"})
+    assert reads.changed_in({})
+
+
+def test_an_episode_whose_extraction_read_every_known_name_is_always_read_again() -> None:
+    reads = NamesRead({"acme": "Customer"})
+    assert list(reads) == ["acme"]
+
+    assert reads.changed_in({"acme": "Customer"})
