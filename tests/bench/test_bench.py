@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from memory.bench import alternatives, metrics
 from memory.bench.scenarios import HUB_FACT, HUB_SENTENCE, generate, norm
 from memory.extraction.rules import extract_with_rules
+from memory.models import Observation
 from memory.ontology import default_ontology
+from tests.factories import ObservationFactory
+from tests.memory.test_processing import SEED
 
 # --- Quality thresholds of the quick run ------------------------------------------------------
 # Set from the quick run's figures (150 episodes, seed 7), a little below what was measured, so
@@ -205,3 +210,32 @@ def test_co_mention_links_any_shared_entity_except_the_ignored_ones() -> None:
 
 def test_the_floor_counts_components_of_two_or_more_episodes() -> None:
     assert alternatives.floor_components(ROWS, LINKING) == 2
+
+
+# --- bench_pages ------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_bench_pages_times_both_pages_and_leaves_the_observations_as_they_were(
+    graph: Any, ingest: Any,
+) -> None:
+    ingest(graph, SEED)  # the seed's observation: 3 episodes
+    seed = Observation.objects.get(graph=graph)
+    ObservationFactory(graph=graph, created_by_run=seed.created_by_run, episode_count=1)
+    before = sorted(Observation.objects.filter(graph=graph).values_list("id", "status"))
+    out = StringIO()
+
+    call_command("bench_pages", "--graph", graph.slug, "--active", "1", "--requests", "3",
+                 stdout=out)
+
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"{graph.slug}: 1 active observations, 3 episodes"
+    assert lines[1].startswith("board: p50 ") and lines[1].endswith(" ms over 3")
+    assert lines[2].startswith("observation: p50 ")
+    assert sorted(Observation.objects.filter(graph=graph).values_list("id", "status")) == before
+
+
+@pytest.mark.django_db
+def test_bench_pages_refuses_an_unknown_graph() -> None:
+    with pytest.raises(CommandError, match="no graph 'nope'"):
+        call_command("bench_pages", "--graph", "nope")
