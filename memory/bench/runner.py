@@ -425,44 +425,9 @@ class Case:
     # --- performance ------------------------------------------------------------------------
 
     def _page_times(self) -> None:
-        n = self.options.requests
-        if n <= 0:
-            return
-        user, _ = get_user_model().objects.get_or_create(username="bench-viewer")
-        Membership.objects.get_or_create(graph=self.graph, user=user,
-                                         defaults={"role": Membership.Role.VIEWER})
-        client = Client()
-        client.force_login(user)
-        board = reverse("board", args=[self.graph.slug])
-        # The detail page of the active observation with the most evidence: the slowest one.
-        first = (Observation.objects.filter(graph=self.graph, status=Observation.Status.ACTIVE)
-                 .order_by("-episode_count", "-fact_count").first())
-        pages = {"board": board}
-        if first:
-            pages["observation"] = reverse("observation", args=[self.graph.slug, first.uuid])
-        perf = self.result["performance"]
-        # A server worker freezes its start-up heap (dashboard/wsgi.py); here the heap also holds
-        # the bench's own scenario and rows, which a worker would not have: freeze it too, so
-        # the collector's pauses during the requests are those a worker would see.
-        gc.collect()
-        gc.freeze()
-        try:
-            for name, url in pages.items():
-                client.get(url)  # warm-up: template loading and compilation, not measured
-                perf[f"{name}_ms"] = self._time_page(client, url, n)
-        finally:
-            gc.unfreeze()
-
-    @staticmethod
-    def _time_page(client: Client, url: str, n: int) -> dict[str, float]:
-        times = []
-        for _ in range(n):
-            started = time.perf_counter()
-            response = client.get(url)
-            times.append((time.perf_counter() - started) * 1000)
-            if response.status_code != 200:
-                raise RuntimeError(f"GET {url}: {response.status_code}")
-        return {"p50": statistics.median(times), "p95": percentile(times, 0.95), "requests": n}
+        if self.options.requests > 0:
+            for name, times in time_pages(self.graph, self.options.requests).items():
+                self.result["performance"][f"{name}_ms"] = times
 
     def _memory(self) -> None:
         """Peak Python allocations (tracemalloc) of loading the final graph's rows and
@@ -506,3 +471,41 @@ def top_blocker(observation: Observation) -> dict[str, Any] | None:
 def run_case(name: str, size: int, form: str, options: CaseOptions,
              server: FakeOpenAI | None) -> dict[str, Any]:
     return Case(name, size, form, options, server).run()
+
+
+def time_pages(graph: Graph, requests: int) -> dict[str, dict[str, float]]:
+    """Server time of the board's first page and of the detail page of the active observation
+    with the most evidence (the slowest one), as a viewer through Django's test client: one
+    warm-up request per page, then p50/p95 over ``requests``."""
+    user, _ = get_user_model().objects.get_or_create(username="bench-viewer")
+    Membership.objects.get_or_create(graph=graph, user=user,
+                                     defaults={"role": Membership.Role.VIEWER})
+    client = Client()
+    client.force_login(user)
+    pages = {"board": reverse("board", args=[graph.slug])}
+    biggest = (Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+               .order_by("-episode_count", "-fact_count").first())
+    if biggest:
+        pages["observation"] = reverse("observation", args=[graph.slug, biggest.uuid])
+    # A server worker freezes its start-up heap (dashboard/wsgi.py); here the heap also holds
+    # the bench's own scenario and rows, which a worker would not have: freeze it too, so the
+    # collector's pauses during the requests are those a worker would see.
+    gc.collect()
+    gc.freeze()
+    try:
+        return {name: time_page(client, url, requests) for name, url in pages.items()}
+    finally:
+        gc.unfreeze()
+
+
+def time_page(client: Client, url: str, requests: int) -> dict[str, float]:
+    client.get(url)  # warm-up: templates load and compile, not measured
+    times = []
+    for _ in range(requests):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status_code != 200:
+            raise RuntimeError(f"GET {url}: {response.status_code}")
+    return {"p50": statistics.median(times), "p95": percentile(times, 0.95),
+            "requests": requests}

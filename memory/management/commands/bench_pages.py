@@ -9,17 +9,13 @@ warm-up request per page, the heap frozen as a web worker's is (``dashboard/wsgi
 
 from __future__ import annotations
 
-import gc
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
-from django.test import Client
-from django.urls import reverse
 
-from memory.bench.runner import Case
-from memory.models import Graph, Membership, Observation
+from memory.bench.runner import time_pages
+from memory.models import Graph, Observation
 
 
 class Command(BaseCommand):
@@ -41,30 +37,13 @@ class Command(BaseCommand):
                 keep = active.order_by("-episode_count", "-fact_count", "id").values_list(
                     "id", flat=True)[: options["active"]]
                 active.exclude(id__in=list(keep)).update(status=Observation.Status.RETIRED)
-            biggest = active.order_by("-episode_count", "-fact_count").first()
-            if biggest is None:
+            if not active.exists():
                 raise CommandError("the graph has no active observation")
             self.stdout.write(f"{graph.slug}: {active.count():,} active observations, "
                               f"{graph.episodes.count():,} episodes")
-            client = Client()
-            client.force_login(viewer_of(graph))
-            pages = {"board": reverse("board", args=[graph.slug]),
-                     "observation": reverse("observation", args=[graph.slug, biggest.uuid])}
-            gc.collect()
-            gc.freeze()
             try:
-                for name, url in pages.items():
-                    client.get(url)  # warm-up: templates load and compile, not measured
-                    times = Case._time_page(client, url, options["requests"])
+                for name, times in time_pages(graph, options["requests"]).items():
                     self.stdout.write(f"{name}: p50 {times['p50']:.1f} ms, "
                                       f"p95 {times['p95']:.1f} ms over {options['requests']}")
             finally:
-                gc.unfreeze()
                 transaction.set_rollback(True)
-
-
-def viewer_of(graph: Graph) -> Any:
-    user, _ = get_user_model().objects.get_or_create(username="bench-viewer")
-    Membership.objects.get_or_create(graph=graph, user=user,
-                                     defaults={"role": Membership.Role.VIEWER})
-    return user
