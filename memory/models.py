@@ -537,9 +537,15 @@ class Observation(models.Model):
     predecessors = models.ManyToManyField(
         "self", symmetrical=False, related_name="successors", blank=True
     )
-    episodes = models.ManyToManyField(Episode, related_name="observations")
-    facts = models.ManyToManyField(Fact, related_name="observations")
-    entities = models.ManyToManyField(Entity, related_name="observations")
+    # The evidence links carry no foreign-key constraints in the database. A full run at 100,000
+    # episodes writes ~700,000 of them, and PostgreSQL checking each at commit cost more than the
+    # rest of publishing. They are written in one place (``memory.publishing``), from ids the run
+    # has just read, between rows that are never deleted except with their whole graph (through
+    # the ORM, which deletes these links first); the observation's own foreign key to its graph
+    # still fails a run that publishes into a graph deleted meanwhile.
+    episodes = models.ManyToManyField(Episode, related_name="observations", db_constraint=False)
+    facts = models.ManyToManyField(Fact, related_name="observations", db_constraint=False)
+    entities = models.ManyToManyField(Entity, related_name="observations", db_constraint=False)
 
     class Meta:
         constraints = [
@@ -572,7 +578,8 @@ class Claim(models.Model):
     observation = models.ForeignKey(Observation, on_delete=models.CASCADE, related_name="claims")
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
-    facts = models.ManyToManyField(Fact, related_name="claims")
+    facts = models.ManyToManyField(Fact, related_name="claims", db_constraint=False)
+    """No database constraint, like an observation's evidence links (see there)."""
 
     class Meta:
         ordering = ["observation", "position"]

@@ -197,13 +197,17 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         data_version = Graph.objects.values_list("data_version", flat=True).get(pk=graph.pk)
         snapshot = load_snapshot(graph, as_of=as_of, window_days=options.get("window_days"),
                                  is_now=is_now)
-        active = load_active_observations(graph)
 
     with progress.stage("cluster"), paused_gc():
         clustering = cluster_episodes(snapshot.rows, linking, snapshot.episode_authors,
                                       clustering_settings)
 
     with progress.stage("reconcile"), paused_gc():
+        # Read after clustering: the evidence of observations a cluster matches by fingerprint
+        # is never looked at, so it is not loaded.
+        active = load_active_observations(
+            graph, matched_fingerprints={cluster.fingerprint for cluster in clustering.clusters}
+        )
         decisions: Reconciliation = reconcile(
             clustering.clusters, active, snapshot.current_fact_ids, snapshot.window_episode_ids
         )
