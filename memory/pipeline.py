@@ -31,6 +31,7 @@ from memory.engine.clustering import ClusteringSettings, cluster_episodes, pause
 from memory.engine.lifecycle import Reconciliation, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
+from memory.llm import llm_enabled
 from memory.models import Episode, Graph, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
 from memory.snapshot import load_active_observations, load_details, load_snapshot
@@ -219,6 +220,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             snapshot.rows,
             {f for cluster in changed for f in cluster.fact_ids},
             {e for cluster in changed for e in cluster.episode_ids},
+            texts=llm_enabled(),
         )
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,

@@ -9,14 +9,15 @@ a retired row is only ever moved from active to retired, never edited again or d
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 from uuid import UUID
 
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 
 from memory.engine.lifecycle import Retired
 from memory.engine.structure import Structure
@@ -161,13 +162,31 @@ def insert_models(objects: Sequence[Model], *, copy: bool | None = None) -> None
         ids = sorted(pk for (pk,) in cursor.fetchall())
     for obj, pk in zip(objects, ids, strict=True):
         obj.pk = pk
+    values = [_column_value(f) for f in fields]
     _copy(table, ["id", *(f.column for f in fields)], (
-        (obj.pk, *(f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields))
-        for obj in objects
+        (obj.pk, *(value(obj) for value in values)) for obj in objects
     ))
     for obj in objects:
         obj._state.adding = False
         obj._state.db = connection.alias
+
+
+PASSED_AS_IS = frozenset({
+    "BigIntegerField", "BooleanField", "CharField", "ForeignKey", "IntegerField",
+    "PositiveIntegerField", "PositiveSmallIntegerField", "SmallIntegerField", "TextField",
+    "UUIDField",
+})
+"""Field types whose Python values psycopg adapts exactly as ``get_db_prep_save`` would hand
+them over (ints, strings, booleans, UUIDs, ``None``). Converting them field by field, a chain of
+Python calls per value, was a third of publishing at 100,000 episodes; JSON, dates and anything
+else still go through their field."""
+
+
+def _column_value(field: Field) -> Callable[[Model], object]:
+    if field.get_internal_type() in PASSED_AS_IS:
+        return attrgetter(field.attname)
+    attname, prepare = field.attname, field.get_db_prep_save
+    return lambda obj: prepare(getattr(obj, attname), connection)
 
 
 def insert_links(through: type[Model], columns: tuple[str, str],

@@ -177,9 +177,15 @@ class Details:
     fact_sentences: dict[int, str]
 
 
-def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int]) -> Details:
+def load_details(
+    rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int], *, texts: bool = True
+) -> Details:
     """Facts, entities and episodes of the changed clusters (one query per table on PostgreSQL,
-    chunks of 5,000 ids elsewhere)."""
+    chunks of 5,000 ids elsewhere).
+
+    ``texts=False`` leaves out the episodes' texts and the facts' sentences (``episode_texts`` and
+    ``fact_sentences`` are empty): only a model's prompt reads them, and a template run at
+    100,000 episodes would otherwise read and decode every episode's content and JSON."""
     episodes_of: dict[int, list[int]] = defaultdict(list)
     for episode_id, fact_id, *_ in rows:
         if fact_id in fact_ids:
@@ -189,11 +195,11 @@ def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int])
     entity_ids: set[int] = set()
     # Not ``valid_at``: nothing downstream reads it, and turning ~250,000 timestamps into aware
     # datetimes costs more than the rest of the query.
-    for pk, source, relation, target, sentence in _select_by_ids(
-        Fact, ("id", "source", "relation", "target", "sentence"), fact_ids
-    ):
+    fact_fields = ("id", "source", "relation", "target", *(("sentence",) if texts else ()))
+    for pk, source, relation, target, *sentence in _select_by_ids(Fact, fact_fields, fact_ids):
         facts[pk] = FactInfo(pk, source, relation, target, tuple(sorted(episodes_of[pk])))
-        sentences[pk] = sentence
+        if texts:
+            sentences[pk] = sentence[0]
         entity_ids.add(source)
         entity_ids.add(target)
     entities = {
@@ -201,14 +207,17 @@ def load_details(rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int])
         for pk, name, entity_type in _select_by_ids(Entity, ("id", "name", "type"), entity_ids)
     }
     episodes: dict[int, EpisodeInfo] = {}
-    texts: dict[int, str] = {}
-    episode_fields = ("id", "reference_time", "author", "author_entity", "type", "content", "data")
-    for pk, reference_time, author, author_entity, kind, content, data in _select_by_ids(
+    episode_texts: dict[int, str] = {}
+    episode_fields = ("id", "reference_time", "author", "author_entity",
+                      *(("type", "content", "data") if texts else ()))
+    for pk, reference_time, author, author_entity, *text in _select_by_ids(
         Episode, episode_fields, episode_ids
     ):
         episodes[pk] = EpisodeInfo(pk, reference_time, author, author_entity)
-        texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
-    return Details(facts, entities, episodes, texts, sentences)
+        if texts:
+            kind, content, data = text
+            episode_texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
+    return Details(facts, entities, episodes, episode_texts, sentences)
 
 
 def _select_by_ids(

@@ -59,11 +59,14 @@ Algorithm
    igraph; connected components with at least ``min_cluster_episodes`` episodes are clusters.
 4. A component above ``max_cluster_episodes`` is split with Leiden (modularity, fixed seed) on
    its weighted episode graph: two episodes are joined by the sum of ``log(1 + N / n)`` over the
-   signatures they share (``N`` episodes in the input, ``n`` carrying the signature), so rare
-   signatures hold harder than common ones. A signature on more than ``leiden_clique_limit``
-   episodes contributes a path through its episodes (in id order) instead of a clique, to keep
-   the graph linear in size. Parts still too big are split again, at most ``leiden_max_depth``
-   levels; parts below ``min_cluster_episodes`` are dropped. Every split is in the audit.
+   signatures they share (``N`` episodes in the component, ``n`` carrying the signature), so
+   rare signatures hold harder than common ones. ``N`` is the component's, not the input's: a
+   component's split then depends on the component alone, and a new update elsewhere in the
+   graph cannot reshuffle it (which would retire its observations for no change of theirs).
+   A signature on more than ``leiden_clique_limit`` episodes contributes a path through its
+   episodes (in id order) instead of a clique, to keep the graph linear in size. Parts still
+   too big are split again, at most ``leiden_max_depth`` levels; parts below
+   ``min_cluster_episodes`` are dropped. Every split is in the audit.
 
 Same input, same output, whatever order the rows come in: vertices are numbered by episode id,
 every list is sorted, the Leiden graph is built from signatures in canonical order and igraph's
@@ -285,7 +288,7 @@ def _cluster(
 
     membership = component_membership(graph)
     groups = collect_components(membership, episodes, settings)
-    parts, splits = split_oversized(groups, links, membership, vertex_of, len(episodes), settings)
+    parts, splits = split_oversized(groups, links, membership, vertex_of, settings)
     clusters = assemble_clusters(parts, rows, links, index, suppressed_facts)
 
     audit = {
@@ -584,7 +587,6 @@ def split_oversized(
     links: Mapping[SignatureKey, Link],
     membership: Sequence[int],
     vertex_of: Mapping[int, int],
-    episode_count: int,
     settings: ClusteringSettings,
 ) -> tuple[list[Part], list[dict[str, Any]]]:
     """The parts that become clusters (ordered by smallest episode) and the audit of splits."""
@@ -600,7 +602,7 @@ def split_oversized(
                 links_of[component].append(link)
         for component in sorted(oversized, key=lambda c: groups[c][0]):
             pieces, audit = split_component(
-                groups[component], links_of[component], episode_count, settings
+                groups[component], links_of[component], settings
             )
             parts.extend(pieces)
             splits.append(audit)
@@ -609,9 +611,9 @@ def split_oversized(
 
 
 def split_component(
-    episodes: list[int], links: list[Link], episode_count: int, settings: ClusteringSettings
+    episodes: list[int], links: list[Link], settings: ClusteringSettings
 ) -> tuple[list[Part], dict[str, Any]]:
-    graph = weighted_episode_graph(episodes, links, episode_count, settings.leiden_clique_limit)
+    graph = weighted_episode_graph(episodes, links, settings.leiden_clique_limit)
     pieces, depth = leiden_parts(graph, settings, depth=0)
     minimum = settings.min_cluster_episodes
     kept = [piece for piece in pieces if len(piece) >= minimum]
@@ -632,7 +634,7 @@ def split_component(
 
 
 def weighted_episode_graph(
-    episodes: list[int], links: list[Link], episode_count: int, clique_limit: int
+    episodes: list[int], links: list[Link], clique_limit: int
 ) -> igraph.Graph:
     """The component's episodes (in id order, vertex attribute ``episode``) joined by the summed
     ``log(1 + N / n)`` of the signatures they share (edge attribute ``weight``). Signatures are
@@ -648,7 +650,7 @@ def weighted_episode_graph(
         else:  # a path in id order keeps a huge signature linear in size
             pairs = list(itertools.pairwise(vertices))
         edges.extend(pairs)
-        weights.extend(itertools.repeat(math.log(1 + episode_count / len(vertices)), len(pairs)))
+        weights.extend(itertools.repeat(math.log(1 + len(episodes) / len(vertices)), len(pairs)))
     graph = igraph.Graph(
         n=len(episodes),
         edges=edges,

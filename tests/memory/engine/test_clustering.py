@@ -350,6 +350,30 @@ def test_a_split_part_keeps_the_facts_of_its_own_episodes_only() -> None:
         assert set(part.fact_ids) == own
 
 
+def test_updates_elsewhere_in_the_graph_do_not_change_how_a_component_is_split() -> None:
+    """A split depends on its component alone: unrelated updates arriving (another project's
+    pairs) must not reshuffle its parts, or its observations would be retired for nothing."""
+    settings = ClusteringSettings(max_cluster_episodes=20)
+    graph = synthetic_graph(episodes=1500, seed=5, big_project_share=0.2)
+    before = cluster_episodes(graph.rows, graph.linking, graph.authors, settings)
+    assert before.audit["splits"], "the sample must exercise a Leiden split"
+    rows, authors = list(graph.rows), dict(graph.authors)
+    last_episode, last_fact = max(authors), max(row[1] for row in rows)
+    base_entity = 1 + max(max(row[2], row[4]) for row in rows)
+    for i in range(3000):  # 6,000 more episodes, in pairs sharing one dependency each
+        source, target = base_entity + 2 * i, base_entity + 2 * i + 1
+        for episode in (last_episode + 2 * i + 1, last_episode + 2 * i + 2):
+            rows.append((episode, last_fact + i + 1, source, "DEPENDS_ON", target))
+            authors[episode] = None
+
+    after = cluster_episodes(rows, graph.linking, authors, settings)
+
+    split_before = [c for c in before.clusters if c.split_from is not None]
+    split_after = [c for c in after.clusters if c.split_from is not None]
+    assert split_after == split_before
+    assert after.audit["splits"] == before.audit["splits"]
+
+
 def test_the_same_rows_in_any_order_give_the_same_clusters_and_audit() -> None:
     graph = synthetic_graph(episodes=2500, seed=3, big_project_share=0.2)
     settings = ClusteringSettings(hub_min_share=0.01, max_cluster_episodes=20)
