@@ -187,9 +187,9 @@ def load_details(
     ``fact_sentences`` are empty): only a model's prompt reads them, and a template run at
     100,000 episodes would otherwise read and decode every episode's content and JSON."""
     episodes_of: dict[int, list[int]] = defaultdict(list)
-    for episode_id, fact_id, *_ in rows:
-        if fact_id in fact_ids:
-            episodes_of[fact_id].append(episode_id)
+    for row in rows:  # indexing, not ``a, b, *_ = row``: unpacking builds a list per row
+        if row[1] in fact_ids:
+            episodes_of[row[1]].append(row[0])
     facts: dict[int, FactInfo] = {}
     sentences: dict[int, str] = {}
     entity_ids: set[int] = set()
