@@ -8,7 +8,7 @@ to be split by Leiden.
 
 Run the benchmark (clustering vs the floor: igraph episode graph + connected components)::
 
-    .venv/bin/python -m tests.memory.engine.synthetic --episodes 100000
+    .venv/bin/python -m memory.bench.synthetic --episodes 100000
 """
 
 from __future__ import annotations
