@@ -80,6 +80,7 @@ def run_pipeline_bench(
         "facts": len({row[1] for row in synthetic.rows}),
         "evidence": len({(row[0], row[1]) for row in synthetic.rows}),
     }
+    rss = RssPeaks()
     tag = secrets.token_hex(3)
     graph = Graph.objects.create(slug=f"bench-pipeline-{options.episodes}-{tag}",
                                  name=f"bench pipeline {options.episodes:,}")
@@ -97,7 +98,7 @@ def run_pipeline_bench(
         gc.collect()
         with llm_settings(server) if server else nullcontext():
             log("full run…")
-            result["full"] = _timed_run(graph, server)
+            result["full"] = _timed_run(graph, server, rss)
             log("clustering against its floor…")
             clustering, rows = _against_floor(graph, options.repeats, result)
             result["memory"] = _memory(graph)
@@ -107,8 +108,8 @@ def run_pipeline_bench(
             added = add_restating_episode(graph, restated, number=next_number,
                                           reference_time=timezone.now())
             result["incremental"] = {"restated_episode": restated, **added,
-                                     **_timed_run(graph, server)}
-        result["memory"]["max_rss_mb"] = max_rss_mb()
+                                     **_timed_run(graph, server, rss)}
+        result["memory"]["max_rss_mb"] = rss.process_peak()
         result["targets"] = targets(result)
     finally:
         if not options.keep:
@@ -118,9 +119,9 @@ def run_pipeline_bench(
     return result
 
 
-def _timed_run(graph: Graph, server: FakeOpenAI | None) -> dict[str, Any]:
+def _timed_run(graph: Graph, server: FakeOpenAI | None, rss: RssPeaks) -> dict[str, Any]:
     calls = len(server.completions()) if server else 0
-    reset_peak_rss()
+    rss_at_start = rss.new_segment()
     started = time.perf_counter()
     run = run_pipeline(graph, trigger=PipelineRun.Trigger.COMMAND)
     wall = time.perf_counter() - started
@@ -131,7 +132,7 @@ def _timed_run(graph: Graph, server: FakeOpenAI | None) -> dict[str, Any]:
         # In the pipeline's order (PostgreSQL's jsonb gives the keys back in its own).
         "seconds": wall, "stages": {name: run.timings[name] for name in STAGES if name in
                                     run.timings},
-        "peak_rss_mb": peak_rss_mb(),
+        "rss_at_start_mb": rss_at_start, "peak_rss_mb": rss.segment_peak(),
         "episodes": c["episodes"], "facts": c["facts"], "evidence_rows": c["evidence_rows"],
         "clusters": c["clusters"], "clustered_episodes": c["clustered_episodes"],
         "created": c["created"], "updated": c["updated"], "untouched": c["untouched"],
@@ -251,23 +252,38 @@ def targets(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # --- Memory ----------------------------------------------------------------------------------
 
 
-def max_rss_mb() -> float:
-    """The process's high-water resident set since it started (Linux: KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+class RssPeaks:
+    """The process's high-water resident set, and that of each run alone.
+
+    Linux (≥ 4.0) resets the high-water mark when ``5`` is written to ``/proc/self/clear_refs``:
+    each run starts a new segment, so its peak is not that of the generating and loading before
+    it, which a real pipeline process never does. The reset also lowers ``ru_maxrss``, so the
+    process's peak is kept here across segments. Elsewhere nothing is reset and a run's peak
+    is the process's so far."""
+
+    def __init__(self) -> None:
+        self.earlier = 0.0
+
+    def new_segment(self) -> float | None:
+        """Start a segment; returns the RSS now (MB), where its peak starts from."""
+        self.earlier = self.process_peak()
+        with suppress(OSError):
+            _CLEAR_REFS.write_text("5")
+        return _status_mb("VmRSS")
+
+    def segment_peak(self) -> float | None:
+        return _status_mb("VmHWM")
+
+    def process_peak(self) -> float:
+        # ru_maxrss is in KiB on Linux.
+        current = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return max(self.earlier, current, self.segment_peak() or 0.0)
 
 
-def reset_peak_rss() -> None:
-    """Reset the high-water RSS so ``peak_rss_mb`` tells one run's peak (Linux ≥ 4.0; a no-op
-    elsewhere): the loading before it, which the pipeline never does, holds more than a run."""
-    with suppress(OSError):
-        _CLEAR_REFS.write_text("5")
-
-
-def peak_rss_mb() -> float | None:
+def _status_mb(field_name: str) -> float | None:
     try:
         status = _STATUS.read_text()
     except OSError:
         return None
-    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+    found = re.search(rf"^{field_name}:\s+(\d+) kB", status, re.M)
     return int(found.group(1)) / 1024 if found else None
-

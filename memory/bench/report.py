@@ -198,8 +198,10 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
             ["tracemalloc peak, load + cluster",
              _mb(memory["tracemalloc_peak_mb_load_and_cluster"])],
             ["max RSS of the process (incl. generating and loading)", _mb(memory["max_rss_mb"])],
-            ["peak RSS from the full run's start", _mb(full["peak_rss_mb"])],
-            ["peak RSS from the incremental run's start", _mb(inc["peak_rss_mb"])],
+            ["peak RSS during the full run (RSS at its start)",
+             f"{_mb(full['peak_rss_mb'])} ({_mb(full['rss_at_start_mb'])})"],
+            ["peak RSS during the incremental run (RSS at its start)",
+             f"{_mb(inc['peak_rss_mb'])} ({_mb(inc['rss_at_start_mb'])})"],
         ]),
         ("Incremental run (one new episode restating one, plus one new fact)", [
             ["wall s", f"{inc['seconds']:.2f}"],
