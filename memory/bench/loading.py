@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from memory.bench.synthetic import STATUS_NAMES, SyntheticGraph
@@ -133,6 +133,13 @@ def load_synthetic(graph: Graph, synthetic: SyntheticGraph, *, start: datetime) 
         insert_values(FactEvidence, EVIDENCE_COLUMNS, evidence, ids=False)
         # What processing does after every batch: runs and the settle check compare versions.
         Graph.objects.filter(pk=graph.pk).update(data_version=F("data_version") + 1)
+    if connection.vendor == "postgresql":
+        # A graph grown over weeks has had its statistics refreshed by autovacuum; right after a
+        # bulk load they may still describe nearly empty tables, and the run's plans with them.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE " + ", ".join(
+                connection.ops.quote_name(model._meta.db_table)
+                for model in (Entity, Episode, Fact, FactEvidence)))
     return {"entities": len(entity_ids), "episodes": len(episode_ids), "facts": len(fact_ids),
             "evidence": len(evidence)}
 
