@@ -189,10 +189,10 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
             ["floor: load_rows + components s",
              f"{floor['load_rows_seconds']:.3f} + {floor['components_seconds']:.3f} = "
              f"{floor['floor_seconds']:.3f}"],
-            ["(load+cluster)/(load+floor)", f"{floor['ratio']:.2f}"],
+            ["(load+cluster)/(load+floor)", f"{floor['ratio']:.3f}"],
             ["full run's load+cluster stages / floor",
              f"{floor['full_run_load_and_cluster_seconds']:.3f} s → "
-             f"{floor['full_run_ratio']:.2f}"],
+             f"{floor['full_run_ratio']:.3f}"],
         ]),
         ("Memory (MB)", [
             ["tracemalloc peak, load + cluster",
@@ -219,7 +219,8 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
 def _target(check: dict[str, Any]) -> str:
     verdict = "met" if check["met"] else "NOT met"
     if isinstance(check["measured"], float):
-        return f"{check['measured']:.2f} (≤ {check['target']}): {verdict}"
+        # Three decimals: a ratio of 2.004 must not read "2.00 (≤ 2.0): NOT met".
+        return f"{check['measured']:.3f} (≤ {check['target']}): {verdict}"
     return f"{check['measured']}: {verdict}"
 
 
