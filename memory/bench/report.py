@@ -148,3 +148,102 @@ def write_outputs(out: Path, results: Sequence[dict[str, Any]],
                                     default=str))
     md_path.write_text(render_markdown(results, meta))
     return json_path, md_path
+
+
+# --- manage.py bench_pipeline ------------------------------------------------------------------
+
+
+def _stages(stages: dict[str, float]) -> str:
+    return " ".join(f"{name} {seconds:.2f}" for name, seconds in stages.items())
+
+
+def _mb(value: float | None) -> str:
+    return "–" if value is None else f"{value:,.0f}"
+
+
+def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]]]:
+    """The pipeline bench's figures as (title, [[figure, value], ...]) sections."""
+    loaded, full, floor = result["loaded"], result["full"], result["floor"]
+    inc, memory = result["incremental"], result["memory"]
+    llm = "model (fake OpenAI server)" if result["llm"] else "template"
+    sections = [
+        (f"Graph (synthetic, seed {result['seed']}, {result['context_facts']} context facts "
+         "per update)", [
+            ["episodes", f"{loaded['episodes']:,}"],
+            ["facts", f"{loaded['facts']:,}"],
+            ["evidence rows", f"{loaded['evidence']:,}"],
+            ["entities", f"{loaded['entities']:,}"],
+            ["load s", f"{result['load_seconds']:.1f}"],
+        ]),
+        (f"Full run ({llm} summaries)", [
+            ["wall s", f"{full['seconds']:.2f}"],
+            ["stages s", _stages(full["stages"])],
+            ["clusters", f"{full['clusters']:,} over {full['clustered_episodes']:,} episodes"],
+            ["created", f"{full['created']:,}"],
+            ["LLM calls", str(full["llm_calls"])],
+        ]),
+        (f"Clustering vs its floor (same graph, best of {floor['repeats']}, GC paused)", [
+            ["ours: load_snapshot + cluster_episodes s",
+             f"{floor['load_snapshot_seconds']:.3f} + {floor['cluster_seconds']:.3f} = "
+             f"{floor['ours_seconds']:.3f}"],
+            ["floor: load_rows + components s",
+             f"{floor['load_rows_seconds']:.3f} + {floor['components_seconds']:.3f} = "
+             f"{floor['floor_seconds']:.3f}"],
+            ["(load+cluster)/(load+floor)", f"{floor['ratio']:.3f}"],
+            ["full run's load+cluster stages / floor",
+             f"{floor['full_run_load_and_cluster_seconds']:.3f} s → "
+             f"{floor['full_run_ratio']:.3f}"],
+        ]),
+        ("Memory (MB)", [
+            ["tracemalloc peak, load + cluster",
+             _mb(memory["tracemalloc_peak_mb_load_and_cluster"])],
+            ["max RSS of the process (incl. generating and loading)", _mb(memory["max_rss_mb"])],
+            ["peak RSS during the full run (RSS at its start)",
+             f"{_mb(full['peak_rss_mb'])} ({_mb(full['rss_at_start_mb'])})"],
+            ["peak RSS during the incremental run (RSS at its start)",
+             f"{_mb(inc['peak_rss_mb'])} ({_mb(inc['rss_at_start_mb'])})"],
+        ]),
+        ("Incremental run (one new episode restating one, plus one new fact)", [
+            ["wall s", f"{inc['seconds']:.2f}"],
+            ["stages s", _stages(inc["stages"])],
+            ["created / updated / untouched / retired",
+             f"{inc['created']} / {inc['updated']} / {inc['untouched']:,} / {inc['retired']}"],
+            ["summarized vs untouched", f"{inc['summarized']} vs {inc['untouched']:,}"],
+            ["LLM calls", str(inc["llm_calls"])],
+        ]),
+        ("Issue #3 targets", [[name, _target(check)] for name, check in result["targets"].items()]),
+    ]
+    return sections
+
+
+def _target(check: dict[str, Any]) -> str:
+    verdict = "met" if check["met"] else "NOT met"
+    if isinstance(check["measured"], float):
+        # Three decimals: a ratio of 2.004 must not read "2.00 (≤ 2.0): NOT met".
+        return f"{check['measured']:.3f} (≤ {check['target']}): {verdict}"
+    return f"{check['measured']}: {verdict}"
+
+
+def render_pipeline_text(result: dict[str, Any], meta: dict[str, Any]) -> str:
+    parts = [f"{meta['command']}\n{meta['machine']}\nload average {meta['load_average']}"]
+    parts += [f"{title}\n{text_table(['figure', 'value'], rows)}"
+              for title, rows in pipeline_sections(result)]
+    return "\n\n".join(parts)
+
+
+def render_pipeline_markdown(result: dict[str, Any], meta: dict[str, Any]) -> str:
+    lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
+             f"Date: {meta['date']}; load average {meta['load_average']}; "
+             f"total {meta['seconds']:.0f} s", ""]
+    for title, rows in pipeline_sections(result):
+        lines += [f"**{title}**", "", markdown_table(["figure", "value"], rows), ""]
+    return "\n".join(lines)
+
+
+def write_pipeline_outputs(out: Path, result: dict[str, Any],
+                           meta: dict[str, Any]) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "bench-pipeline.json", out / "bench-pipeline.md"
+    json_path.write_text(json.dumps({"meta": meta, "result": result}, indent=1, default=str))
+    md_path.write_text(render_pipeline_markdown(result, meta))
+    return json_path, md_path

@@ -76,7 +76,7 @@ Cost: one pass over the rows to group them by signature (about what building the
 graph costs), a pass over the rows of hub candidates' episodes, and one more to gather each
 cluster's facts; everything else is per shared signature or per cluster. The cyclic garbage
 collector is paused for the call (see ``paused_gc``). Benchmark: ``python -m
-tests.memory.engine.synthetic``.
+memory.bench.synthetic``.
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
+from memory.bench.synthetic import synthetic_graph
 from memory.engine.clustering import ClusteringSettings, cluster_episodes
 from memory.engine.types import Cluster, Signature
 from tests.memory.engine.stories import LINKING, Story, seed_story
-from tests.memory.engine.synthetic import synthetic_graph
 
 
 def cluster(story: Story, **settings: float) -> tuple[tuple[Cluster, ...], dict]:

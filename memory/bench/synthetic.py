@@ -8,7 +8,7 @@ to be split by Leiden.
 
 Run the benchmark (clustering vs the floor: igraph episode graph + connected components)::
 
-    .venv/bin/python -m tests.memory.engine.synthetic --episodes 100000
+    .venv/bin/python -m memory.bench.synthetic --episodes 100000
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import igraph
 
@@ -32,11 +32,21 @@ LINKING: dict[str, str] = {
 }
 
 
+STATUS_NAMES = ("planned", "in progress", "in review", "blocked", "at risk", "on hold")
+"""The six statuses, none of them a completion status: nothing in the stream is finished, so no
+resolution rule would have closed a dependency (``manage.py bench_pipeline`` names them so)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SyntheticGraph:
     rows: list[Row]
+    """``(episode, fact, source, relation, target)``; an update naming the same fact twice has
+    the row twice (the evidence table keeps one)."""
     authors: dict[int, int | None]
     linking: dict[str, str]
+    kinds: dict[int, str] = field(default_factory=dict)
+    """entity id → its ontology type (``Person``, ``WorkItem``, ``Status``...), for loading the
+    graph into a database whose structure analysis reads the types."""
 
 
 class _Ids:
@@ -45,13 +55,15 @@ class _Ids:
     def __init__(self) -> None:
         self.next_entity = 1
         self.facts: dict[tuple[int, str, int], int] = {}
+        self.kinds: dict[int, str] = {}
 
-    def entity(self) -> int:
+    def entity(self, kind: str) -> int:
         self.next_entity += 1
+        self.kinds[self.next_entity - 1] = kind
         return self.next_entity - 1
 
-    def entities(self, count: int) -> list[int]:
-        return [self.entity() for _ in range(count)]
+    def entities(self, count: int, kind: str) -> list[int]:
+        return [self.entity(kind) for _ in range(count)]
 
     def fact(self, source: int, relation: str, target: int) -> int:
         key = (source, relation, target)
@@ -62,45 +74,76 @@ class _Ids:
 
 
 def synthetic_graph(
-    episodes: int = 100_000, seed: int = 7, big_project_share: float = 0.03
+    episodes: int = 100_000,
+    seed: int = 7,
+    big_project_share: float = 0.03,
+    context_facts: float = 0.0,
 ) -> SyntheticGraph:
+    """``context_facts``: standing context added to each update, on average (``USES``: one of the
+    work items it mentions, or the customer who reported, uses one of the project's services).
+    Services are many, so these are mostly new facts: the knob raises the number of distinct
+    facts per episode (the real graphs of issue #3 have ~4) without changing how episodes link,
+    since ``USES`` links nothing. 0, the default, draws nothing more from the generator: the
+    stream is the one the clustering tests were written against."""
     rng = random.Random(seed)
     ids = _Ids()
-    statuses = ids.entities(6)
-    org, budget = ids.entity(), ids.entity()
+    statuses = ids.entities(len(STATUS_NAMES), "Status")
+    org, budget = ids.entity("Team"), ids.entity("WorkItem")
     boilerplate = [(org, "RESPONSIBLE_FOR", budget)] + [
-        (ids.entity(), "USES", ids.entity()) for _ in range(2)
-    ] + [(ids.entity(), "MEMBER_OF", ids.entity())]
+        (ids.entity("Team"), "USES", ids.entity("Product")) for _ in range(2)
+    ] + [(ids.entity("Person"), "MEMBER_OF", ids.entity("Team"))]
     rows: list[Row] = []
     authors: dict[int, int | None] = {}
     episode = 0
     while episode < episodes:
         size = rng.randint(200, 400) if rng.random() < big_project_share else rng.randint(8, 45)
         size = min(size, episodes - episode)
-        project = _project(ids, rng, size)
+        project = _project(ids, rng, size, services=context_facts > 0)
         support = rng.random() < 0.2
         for _ in range(size):
             episode += 1
             author = rng.choice(project["people"])
             authors[episode] = author
             facts = _update_facts(rng, project, author, statuses, support)
+            if context_facts:
+                facts.extend(_context_facts(rng, project, facts, context_facts))
             if rng.random() < 0.08:
                 facts.append(rng.choice(boilerplate))
             rows.extend((episode, ids.fact(*f), f[0], f[1], f[2]) for f in facts)
-    return SyntheticGraph(rows=rows, authors=authors, linking=LINKING)
+    return SyntheticGraph(rows=rows, authors=authors, linking=LINKING, kinds=ids.kinds)
 
 
-def _project(ids: _Ids, rng: random.Random, size: int) -> dict[str, list[int]]:
-    people = ids.entities(max(2, size // 6))
-    return {
+def _project(
+    ids: _Ids, rng: random.Random, size: int, *, services: bool = False
+) -> dict[str, list[int]]:
+    people = ids.entities(max(2, size // 6), "Person")
+    project = {
         "people": people,
-        "items": ids.entities(max(3, size // 3)),
-        "teams": ids.entities(max(1, size // 40)),
-        "issues": ids.entities(max(2, size // 8)),
-        "customers": ids.entities(max(2, size // 4)),
-        "products": ids.entities(2),
-        "events": ids.entities(3),
+        "items": ids.entities(max(3, size // 3), "WorkItem"),
+        "teams": ids.entities(max(1, size // 40), "Team"),
+        "issues": ids.entities(max(2, size // 8), "Issue"),
+        "customers": ids.entities(max(2, size // 4), "Customer"),
+        "products": ids.entities(2, "Product"),
+        "events": ids.entities(3, "Event"),
     }
+    if services:  # last, so that the entities above keep their ids when it is off
+        project["services"] = ids.entities(max(4, size // 2), "Service")
+    return project
+
+
+def _context_facts(
+    rng: random.Random,
+    project: Mapping[str, list[int]],
+    facts: list[tuple[int, str, int]],
+    mean: float,
+) -> list[tuple[int, str, int]]:
+    """About ``mean`` ``USES`` facts from what the update is about: its work items (a project
+    update) or the reporting customer (a support ticket)."""
+    subjects = [t for _, relation, t in facts if relation == "RESPONSIBLE_FOR"]
+    subjects = subjects or [facts[0][0]]
+    count = int(mean) + (rng.random() < mean - int(mean))
+    return [(rng.choice(subjects), "USES", rng.choice(project["services"]))
+            for _ in range(count)]
 
 
 def _update_facts(
@@ -207,10 +250,13 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--context-facts", type=float, default=0.0,
+                        help="USES facts added per update, on average (1.5: ~4 facts/episode)")
     args = parser.parse_args()
 
-    graph = synthetic_graph(args.episodes, seed=args.seed)
-    print(f"{args.episodes} episodes, {len(graph.rows)} rows")
+    graph = synthetic_graph(args.episodes, seed=args.seed, context_facts=args.context_facts)
+    facts = len({row[1] for row in graph.rows})
+    print(f"{args.episodes} episodes, {len(graph.rows)} rows, {facts} facts")
     print("rows in episode order (as the evidence table returns them):")
     benchmark(graph.rows, graph, args.repeats)
     shuffled = list(graph.rows)
