@@ -496,8 +496,13 @@ class Observation(models.Model):
         EVIDENCE_ENDED = "evidence_ended", "Evidence ended"
 
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
-    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="observations")
-    lineage = models.UUIDField(db_index=True)
+    # No single-column indexes on ``graph`` and ``lineage``: the board's indexes start with the
+    # graph and the unique (lineage, version) constraint with the lineage, and every index is
+    # written once per observation of a run (~10,000 at 100,000 episodes).
+    graph = models.ForeignKey(
+        Graph, on_delete=models.CASCADE, related_name="observations", db_index=False
+    )
+    lineage = models.UUIDField()
     version = models.PositiveIntegerField(default=1)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -575,7 +580,10 @@ class Observation(models.Model):
 class Claim(models.Model):
     """One sentence of an observation's summary with the facts that support it."""
 
-    observation = models.ForeignKey(Observation, on_delete=models.CASCADE, related_name="claims")
+    observation = models.ForeignKey(
+        Observation, on_delete=models.CASCADE, related_name="claims", db_index=False
+    )
+    """Not indexed alone: the unique (observation, position) constraint starts with it."""
     position = models.PositiveSmallIntegerField()
     text = models.TextField()
     facts = models.ManyToManyField(Fact, related_name="claims", db_constraint=False)

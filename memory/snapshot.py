@@ -180,28 +180,32 @@ class Details:
 def load_details(
     rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int], *, texts: bool = True
 ) -> Details:
-    """Facts, entities and episodes of the changed clusters (one query per table on PostgreSQL,
-    chunks of 5,000 ids elsewhere).
+    """Facts, entities and episodes of the changed clusters: the facts from the rows, the
+    entities and episodes (and, with texts, the facts' sentences) in one query each on
+    PostgreSQL, in chunks of 5,000 ids elsewhere.
 
     ``texts=False`` leaves out the episodes' texts and the facts' sentences (``episode_texts`` and
     ``fact_sentences`` are empty): only a model's prompt reads them, and a template run at
     100,000 episodes would otherwise read and decode every episode's content and JSON."""
+    # The facts come from the rows (which carry source, relation and target): reading ~300,000
+    # facts again by id cost a second at 100,000 episodes. Only their sentences need a query.
     episodes_of: dict[int, list[int]] = defaultdict(list)
+    first_row: dict[int, Row] = {}
     for row in rows:  # indexing, not ``a, b, *_ = row``: unpacking builds a list per row
-        if row[1] in fact_ids:
-            episodes_of[row[1]].append(row[0])
+        fact_id = row[1]
+        if fact_id in fact_ids:
+            episodes_of[fact_id].append(row[0])
+            first_row.setdefault(fact_id, row)
     facts: dict[int, FactInfo] = {}
-    sentences: dict[int, str] = {}
     entity_ids: set[int] = set()
-    # Not ``valid_at``: nothing downstream reads it, and turning ~250,000 timestamps into aware
-    # datetimes costs more than the rest of the query.
-    fact_fields = ("id", "source", "relation", "target", *(("sentence",) if texts else ()))
-    for pk, source, relation, target, *sentence in _select_by_ids(Fact, fact_fields, fact_ids):
-        facts[pk] = FactInfo(pk, source, relation, target, tuple(sorted(episodes_of[pk])))
-        if texts:
-            sentences[pk] = sentence[0]
+    for fact_id, (_, _, source, relation, target) in first_row.items():
+        facts[fact_id] = FactInfo(fact_id, source, relation, target,
+                                  tuple(sorted(episodes_of[fact_id])))
         entity_ids.add(source)
         entity_ids.add(target)
+    sentences: dict[int, str] = (
+        dict(_select_by_ids(Fact, ("id", "sentence"), fact_ids)) if texts else {}
+    )
     entities = {
         pk: EntityInfo(pk, name, entity_type)
         for pk, name, entity_type in _select_by_ids(Entity, ("id", "name", "type"), entity_ids)

@@ -62,3 +62,11 @@ def test_the_summary_check_names_every_problem() -> None:
     many = tuple(ClaimDraft("ok", (10,)) for _ in range(MAX_CLAIMS + 1))
     assert validate_summary(Summary("n" * 121, "", many), [10]) == [
         "name is longer than 120 characters", f"more than {MAX_CLAIMS} claims"]
+
+
+def test_a_links_dict_carries_its_signatures_dict() -> None:
+    for source in (None, 3):
+        link = Link(source, "DEPENDS_ON", 7, (1, 2), (10, 11))
+        assert link.as_dict() == {
+            "signature": link.signature.as_dict(), "episodes": [1, 2], "facts": [10, 11],
+        }
