@@ -217,7 +217,8 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
 
 
 def _target(check: dict[str, Any]) -> str:
-    verdict = "met" if check["met"] else "NOT met"
+    verdict = {True: "met", False: "NOT met", None: "n/a (the target is for template summaries)"}[
+        check["met"]]
     if isinstance(check["measured"], float):
         # Three decimals: a ratio of 2.004 must not read "2.00 (≤ 2.0): NOT met".
         return f"{check['measured']:.3f} (≤ {check['target']}): {verdict}"

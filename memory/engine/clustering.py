@@ -75,8 +75,9 @@ random number generator is seeded before each Leiden call (and restored after it
 Cost: one pass over the rows to group them by signature (about what building the bare episode
 graph costs), a pass over the rows of hub candidates' episodes, and one more to gather each
 cluster's facts; everything else is per shared signature or per cluster. The cyclic garbage
-collector is paused for the call (see ``paused_gc``). Benchmark: ``python -m
-memory.bench.synthetic``.
+collector is paused for the call (see ``paused_gc``). Benchmarks: ``python -m
+memory.bench.synthetic`` (this function alone); ``manage.py bench_pipeline`` (with loading, against
+the floor, inside whole runs on a database).
 """
 
 from __future__ import annotations

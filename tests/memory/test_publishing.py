@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.db import connection
 
-from memory.models import Claim, Episode, Graph, Observation, PipelineRun
-from memory.publishing import insert_links, insert_models, uses_copy
+from memory.models import Claim, Entity, Episode, Graph, Observation, PipelineRun
+from memory.publishing import insert_links, insert_models, insert_values, uses_copy
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
 
 needs_postgres = pytest.mark.skipif(
@@ -81,3 +83,26 @@ def test_copy_and_bulk_create_write_the_same_links_and_claims() -> None:
     assert [(c.position, c.text) for c in first.claims.all()] == [
         (c.position, c.text) for c in second.claims.all()] == [(0, "claim 0"), (1, "claim 1")]
     assert Episode.objects.filter(observations=first).count() == 4
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("copy", [
+    pytest.param(True, marks=needs_postgres), False,
+])
+def test_insert_values_writes_plain_rows_and_returns_their_ids_in_order(copy: bool) -> None:
+    graph = GraphFactory()
+    at = datetime(2026, 9, 1, tzinfo=UTC)
+    columns = ("uuid", "graph_id", "name", "normalized_name", "type", "summary",
+               "summary_fingerprint", "summary_generator", "created_at")
+    rows = [(uuid.uuid4(), graph.pk, f"Item {n}", f"item {n}", "WorkItem", "", "", "", at)
+            for n in range(3)]
+
+    ids = insert_values(Entity, columns, rows, copy=copy)
+
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    assert list(Entity.objects.filter(pk__in=ids).order_by("pk").values_list(
+        "uuid", "name", "type", "created_at")) == [(r[0], r[2], r[4], at) for r in rows]
+    assert insert_values(Entity, columns, [
+        (uuid.uuid4(), graph.pk, "Item 9", "item 9", "WorkItem", "", "", "", at)],
+        ids=False, copy=copy) == []
+    assert Entity.objects.filter(graph=graph).count() == 4
