@@ -209,8 +209,10 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         active = load_active_observations(
             graph, matched_fingerprints={cluster.fingerprint for cluster in clustering.clusters}
         )
+        # Only the episodes of observations that may retire are looked up in the window.
+        in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
         decisions: Reconciliation = reconcile(
-            clustering.clusters, active, snapshot.current_fact_ids, snapshot.window_episode_ids
+            clustering.clusters, active, snapshot.current_fact_ids, in_window
         )
     clusters = {cluster.key: cluster for cluster in clustering.clusters}
     changed = [clusters[created.cluster_key] for created in decisions.created]
@@ -263,7 +265,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 last_beat = time.monotonic()
 
     counts = {
-        "episodes": len(snapshot.window_episode_ids),
+        "episodes": snapshot.episode_count(),
         "evidence_rows": len(snapshot.rows),
         "facts": len(snapshot.current_fact_ids),
         "clusters": len(clustering.clusters),

@@ -12,7 +12,10 @@ Contract
     relation name → linking mode (``pair``, ``target`` or ``none``; unknown relations link nothing),
     e.g. ``{name: r.linking for name, r in ontology.relations.items()}``.
 ``episode_authors``
-    episode id → the author's entity id (or ``None``); only read for hub candidates.
+    episode id → the author's entity id (or ``None``); only read for hub candidates. Either a
+    mapping or a function from episode ids to such a mapping, called once with the hub
+    candidates' episodes when there are any (so a caller reading authors from a database reads
+    those only, not a whole graph's).
 ``settings``
     ``ClusteringSettings`` (defaults below; ``ClusteringSettings.from_mapping`` reads a graph's
     stored overrides).
@@ -88,7 +91,7 @@ import math
 import random
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, NamedTuple
@@ -103,6 +106,10 @@ from memory.engine.types import (
     Signature,
     SignatureKey,
 )
+
+AuthorLookup = Mapping[int, int | None] | Callable[[Collection[int]], Mapping[int, int | None]]
+"""Episode authors, as a mapping or as a function giving those of the episodes it is asked
+about."""
 
 PAIR = "pair"
 TARGET = "target"
@@ -236,7 +243,7 @@ class HubVerdict:
 def cluster_episodes(
     rows: Sequence[Row],
     linking: Mapping[str, str],
-    episode_authors: Mapping[int, int | None],
+    episode_authors: AuthorLookup,
     settings: ClusteringSettings | None = None,
 ) -> ClusteringResult:
     settings = settings or ClusteringSettings()
@@ -264,7 +271,7 @@ def paused_gc() -> Iterator[None]:
 def _cluster(
     rows: Sequence[Row],
     linking: Mapping[str, str],
-    episode_authors: Mapping[int, int | None],
+    episode_authors: AuthorLookup,
     settings: ClusteringSettings,
 ) -> ClusteringResult:
     index = SignatureIndex.build(rows, linking)
@@ -410,7 +417,7 @@ def judge_hub_candidates(
     candidates: Mapping[SignatureKey, Link],
     rows: Sequence[Row],
     linking: Mapping[str, str],
-    episode_authors: Mapping[int, int | None],
+    episode_authors: AuthorLookup,
     graph: igraph.Graph,
     vertex_of: Mapping[int, int],
     settings: ClusteringSettings,
@@ -422,10 +429,14 @@ def judge_hub_candidates(
     get the bridging test, on the graph holding every other candidate: a backbone connects
     legitimately, but two boilerplate sentences restated together must not make each other look
     harmless."""
-    rows_of = rows_of_episodes(rows, {e for link in candidates.values() for e in link.episode_ids})
+    candidate_episodes = {e for link in candidates.values() for e in link.episode_ids}
+    rows_of = rows_of_episodes(rows, candidate_episodes)
+    authors = (episode_authors(candidate_episodes) if callable(episode_authors)
+               else episode_authors)
+
     def measure(ignored: Collection[SignatureKey]) -> dict[SignatureKey, tuple[int, int]]:
         return {
-            key: count_asides(key, link.episode_ids, rows_of, linking, episode_authors,
+            key: count_asides(key, link.episode_ids, rows_of, linking, authors,
                               ignored=ignored)
             for key, link in candidates.items()
         }

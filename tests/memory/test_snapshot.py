@@ -78,8 +78,8 @@ def test_reconciling_with_only_the_unmatched_evidence_decides_what_the_full_evid
     assert lazy != full
 
     def decide(active):  # type: ignore[no-untyped-def]
-        return reconcile(clusters, active, snapshot.current_fact_ids,
-                         snapshot.window_episode_ids).as_dict()
+        in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
+        return reconcile(clusters, active, snapshot.current_fact_ids, in_window).as_dict()
 
     decided = decide(lazy)
     assert decided == decide(full)

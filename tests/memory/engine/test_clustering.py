@@ -167,6 +167,24 @@ def test_boilerplate_is_suppressed_while_the_blocker_keeps_its_ten_workstreams()
     json.dumps(audit)
 
 
+def test_authors_given_as_a_lookup_are_asked_once_for_the_hub_candidates_episodes_only() -> None:
+    story, _ = forty_updates_with_boilerplate_and_a_shared_blocker()
+    asked: list[set[int]] = []
+
+    def authors_of(episodes):  # type: ignore[no-untyped-def]
+        asked.append(set(episodes))
+        return {e: story.authors[e] for e in episodes}
+
+    with_mapping = cluster_episodes(story.rows, LINKING, story.authors)
+    with_lookup = cluster_episodes(story.rows, LINKING, authors_of)
+
+    assert (with_lookup.clusters, with_lookup.audit) == (with_mapping.clusters, with_mapping.audit)
+    candidates = {c["signature"]["target"] for c in with_mapping.audit["hub_candidates"]}
+    assert len(asked) == 1 and candidates
+    carrying = {row[0] for row in story.rows if row[4] in candidates}
+    assert asked[0] == carrying < set(story.authors)
+
+
 def test_without_hub_suppression_the_boilerplate_chains_unrelated_updates_together() -> None:
     story, _ = forty_updates_with_boilerplate_and_a_shared_blocker()
     clusters, _ = cluster(story, hub_min_episodes=1000, hub_candidate_cap=1000)
