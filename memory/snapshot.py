@@ -36,11 +36,7 @@ class Snapshot:
     def episode_authors(self, episode_ids: Collection[int]) -> dict[int, int | None]:
         """Episode id → its author's entity id, for these episodes: what hub suppression reads
         (``cluster_episodes`` asks for its hub candidates' episodes only)."""
-        authors: dict[int, int | None] = {}
-        for chunk in _chunks(episode_ids):
-            authors.update(Episode.objects.filter(pk__in=chunk)
-                           .values_list("pk", "author_entity_id"))
-        return authors
+        return dict(_select_by_ids(Episode, ("id", "author_entity"), episode_ids))
 
     def in_window(self, episode_ids: Collection[int]) -> set[int]:
         """Those of these episodes inside the window: what naming a retirement's causes reads."""

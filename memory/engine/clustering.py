@@ -762,7 +762,7 @@ def links_by_part(
     """For each part, the signatures joining two or more of its episodes, in canonical order."""
     found: list[list[Link]] = [[] for _ in parts]
     get_part = part_of.get
-    for key, link in sorted(links.items()):  # keys are unique: links are never compared
+    for key, link in links.items():
         first = get_part(link.episode_ids[0])
         if first is not None and parts[first].split_from is None:
             # An unsplit component is one part: the whole signature lies inside it.
@@ -779,6 +779,9 @@ def links_by_part(
                 found[part].append(link)
             elif len(inside) > 1:
                 found[part].append(restrict_link(key, inside, index))
+    # Canonical order part by part: a few links each, cheaper than sorting all of them at once.
+    for part_links in found:
+        part_links.sort(key=link_sort_key)
     return found
 
 
