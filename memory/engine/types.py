@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -112,14 +112,17 @@ class Cluster:
     links: tuple[Link, ...]
     split_from: int | None = None
     """The smallest episode id of the oversized component this cluster was split from."""
+    fingerprint: str = field(init=False, compare=False, repr=False)
+    """``evidence_fingerprint`` of its episodes and facts, computed once: a run reads it for
+    every cluster two or three times (matching, the summary cache, publishing)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fingerprint",
+                           evidence_fingerprint(self.episode_ids, self.fact_ids))
 
     @property
     def key(self) -> int:
         return self.episode_ids[0]
-
-    @property
-    def fingerprint(self) -> str:
-        return evidence_fingerprint(self.episode_ids, self.fact_ids)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -135,8 +138,8 @@ class Cluster:
 def evidence_fingerprint(episode_ids: Iterable[int], fact_ids: Iterable[int]) -> str:
     """The sha256 (hex) of the sorted episode and fact ids: equal evidence, equal fingerprint,
     whatever order the ids come in. Keys the summary cache and the "untouched" decision."""
-    episodes = ",".join(str(i) for i in sorted(set(episode_ids)))
-    facts = ",".join(str(i) for i in sorted(set(fact_ids)))
+    episodes = ",".join(map(str, sorted(set(episode_ids))))
+    facts = ",".join(map(str, sorted(set(fact_ids))))
     return hashlib.sha256(f"episodes:{episodes}|facts:{facts}".encode()).hexdigest()
 
 
