@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any, NamedTuple
 
 Row = tuple[int, int, int, str, int]
@@ -103,7 +104,7 @@ class Link(NamedTuple):
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)  # no slots: ``fingerprint`` is cached in the instance dict
 class Cluster:
     episode_ids: tuple[int, ...]
     """Sorted ascending."""
@@ -112,17 +113,16 @@ class Cluster:
     links: tuple[Link, ...]
     split_from: int | None = None
     """The smallest episode id of the oversized component this cluster was split from."""
-    fingerprint: str = field(init=False, compare=False, repr=False)
-    """``evidence_fingerprint`` of its episodes and facts, computed once: a run reads it for
-    every cluster two or three times (matching, the summary cache, publishing)."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "fingerprint",
-                           evidence_fingerprint(self.episode_ids, self.fact_ids))
 
     @property
     def key(self) -> int:
         return self.episode_ids[0]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``evidence_fingerprint`` of its episodes and facts, computed once and when first
+        read (so not inside clustering): a run reads it two or three times per cluster."""
+        return evidence_fingerprint(self.episode_ids, self.fact_ids)
 
     def as_dict(self) -> dict[str, Any]:
         return {
