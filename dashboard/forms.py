@@ -18,6 +18,16 @@ from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LE
 from memory.models import Episode, Observation
 from memory.ontology import ENTITY_TYPES
 
+
+def check_date_order(form: forms.Form, cleaned: dict[str, Any], first: str, last: str) -> bool:
+    """Flag ``last`` when it is before ``first``. True when both are given and in order."""
+    start, end = cleaned.get(first), cleaned.get(last)
+    if start and end and end < start:
+        form.add_error(last, "The end date is before the start date.")
+        return False
+    return bool(start and end)
+
+
 # --- Signing in ---------------------------------------------------------------------------------
 
 
@@ -133,9 +143,7 @@ class RetiredFilterForm(QueryForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        since, until = cleaned.get("since"), cleaned.get("until")
-        if since and until and until < since:
-            self.add_error("until", "The end date is before the start date.")
+        check_date_order(self, cleaned, "since", "until")
         return cleaned
 
 
@@ -169,9 +177,7 @@ class EpisodeFilterForm(QueryForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        since, until = cleaned.get("since"), cleaned.get("until")
-        if since and until and until < since:
-            self.add_error("until", "The end date is before the start date.")
+        check_date_order(self, cleaned, "since", "until")
         return cleaned
 
 
@@ -199,10 +205,8 @@ class TimelineForm(QueryForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        start, end = cleaned.get("start"), cleaned.get("end")
-        if start and end and end < start:
-            self.add_error("end", "The end date is before the start date.")
-        elif start and end and (end - start).days > self.MAX_DAYS:
+        if (check_date_order(self, cleaned, "start", "end")
+                and (cleaned["end"] - cleaned["start"]).days > self.MAX_DAYS):
             self.add_error("end", f"Show at most {self.MAX_DAYS} days at once.")
         return cleaned
 
