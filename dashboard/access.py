@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from django.core.exceptions import PermissionDenied
+from django.db.models import Model, QuerySet
 from django.http import Http404
 
 from dashboard.http import AuthenticatedHttpRequest
@@ -59,6 +60,15 @@ def graph_for_user(request: AuthenticatedHttpRequest, slug: str) -> GraphAccess:
     return GraphAccess(graph=membership.graph, role=membership.role)
 
 
+def in_graph[M: Model](rows: QuerySet[M], access: GraphAccess, missing: str, **lookup: object) -> M:
+    """The one row of ``rows`` in the accessed graph matching ``lookup``; 404 (``missing``)
+    when there is none — also when it exists in another graph."""
+    row = rows.filter(graph=access.graph, **lookup).first()
+    if row is None:
+        raise Http404(missing)
+    return row
+
+
 def observation_for_user(
     request: AuthenticatedHttpRequest, slug: str, uuid: UUID
 ) -> tuple[Observation, GraphAccess]:
@@ -66,14 +76,11 @@ def observation_for_user(
     the same row: the runs that created and retired it and the model call that wrote it
     (two queries)."""
     access = graph_for_user(request, slug)
-    observation = (
+    observation = in_graph(
         Observation.objects.select_related("created_by_run", "retired_by_run", "llm_call")
-        .defer("llm_call__request", "llm_call__response")
-        .filter(graph=access.graph, uuid=uuid)
-        .first()
+        .defer("llm_call__request", "llm_call__response"),
+        access, "No such observation.", uuid=uuid,
     )
-    if observation is None:
-        raise Http404("No such observation.")
     return observation, access
 
 
@@ -90,13 +97,8 @@ def entity_for_user(
     """An entity of a graph the user is a member of, with what it was merged into (two
     queries)."""
     access = graph_for_user(request, slug)
-    entity = (
-        Entity.objects.select_related("merged_into")
-        .filter(graph=access.graph, uuid=uuid)
-        .first()
-    )
-    if entity is None:
-        raise Http404("No such entity.")
+    entity = in_graph(Entity.objects.select_related("merged_into"), access, "No such entity.",
+                      uuid=uuid)
     return entity, access
 
 
@@ -105,10 +107,7 @@ def episode_for_user(
 ) -> tuple[Episode, GraphAccess]:
     """An episode of a graph the user is a member of (two queries)."""
     access = graph_for_user(request, slug)
-    episode = Episode.objects.filter(graph=access.graph, uuid=uuid).first()
-    if episode is None:
-        raise Http404("No such episode.")
-    return episode, access
+    return in_graph(Episode.objects.all(), access, "No such episode.", uuid=uuid), access
 
 
 def run_for_user(
@@ -117,13 +116,8 @@ def run_for_user(
     """A pipeline run of a graph the user is a member of, with who asked for it (two
     queries)."""
     access = graph_for_user(request, slug)
-    run = (
-        PipelineRun.objects.select_related("requested_by")
-        .filter(graph=access.graph, uuid=uuid)
-        .first()
-    )
-    if run is None:
-        raise Http404("No such run.")
+    run = in_graph(PipelineRun.objects.select_related("requested_by"), access, "No such run.",
+                   uuid=uuid)
     return run, access
 
 
@@ -132,13 +126,8 @@ def suggestion_for_editor(
 ) -> tuple[MergeSuggestion, GraphAccess]:
     """A merge suggestion of a graph the user may write to, with both of its entities."""
     access = editable_graph_for_user(request, slug)
-    suggestion = (
-        MergeSuggestion.objects.select_related("entity", "into")
-        .filter(graph=access.graph, pk=suggestion_id)
-        .first()
-    )
-    if suggestion is None:
-        raise Http404("No such merge suggestion.")
+    suggestion = in_graph(MergeSuggestion.objects.select_related("entity", "into"), access,
+                          "No such merge suggestion.", pk=suggestion_id)
     return suggestion, access
 
 
@@ -147,11 +136,6 @@ def merge_for_editor(
 ) -> tuple[MergeRecord, GraphAccess]:
     """A merge of a graph the user may write to, with both of its entities."""
     access = editable_graph_for_user(request, slug)
-    record = (
-        MergeRecord.objects.select_related("kept", "merged")
-        .filter(graph=access.graph, pk=merge_id)
-        .first()
-    )
-    if record is None:
-        raise Http404("No such merge.")
+    record = in_graph(MergeRecord.objects.select_related("kept", "merged"), access,
+                      "No such merge.", pk=merge_id)
     return record, access
