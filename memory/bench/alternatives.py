@@ -7,7 +7,8 @@
 * ``co_mention_clusters`` — the "topic" approach the seeds warn about: two episodes are linked
   when they mention any same entity (status values excepted), whatever the relation.
 * ``floor_components`` — the least any signature clustering must do: episodes to vertices, a
-  star per shared signature, igraph's connected components. No hubs, no splits, no output.
+  star per shared signature, igraph's connected components. No hubs, no splits, no output
+  (``floor_cluster_count`` counts its components of two or more episodes).
 
 Rows are ``(episode_id, fact_id, source_id, relation, target_id)`` as the pipeline loads them.
 """
@@ -101,29 +102,37 @@ def co_mention_clusters(
     return sorted(sorted(g) for g in groups.values() if len(g) >= 2)
 
 
-def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> int:
-    """The number of connected components with two or more episodes, built as cheaply as the
-    product's episode graph can be: one pass over the rows, a star per signature, igraph."""
+def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> list[int]:
+    """The least any signature clustering must do: map episodes to vertices (in id order), link
+    episodes that share a signature (a star each) and take the connected components (igraph's C
+    call, without the ``VertexClustering`` wrapper): each vertex's component. No hubs, no
+    splits, no output. The floor of ``manage.py bench`` and of ``manage.py bench_pipeline``."""
     pair = {rel for rel, mode in linking.items() if mode == "pair"}
     target = {rel for rel, mode in linking.items() if mode == "target"}
-    vertex_of: dict[int, int] = {}
-    first: dict[tuple[int, str, int], int] = {}
+    episodes = sorted({row[0] for row in rows})
+    vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
+    first: dict[SignatureKey, int] = {}
+    setdefault = first.setdefault
     edges: list[tuple[int, int]] = []
     for episode, _fact, source, relation, target_id in rows:
-        vertex = vertex_of.setdefault(episode, len(vertex_of))
         if relation in pair:
-            key = (source, relation, target_id)
+            key: SignatureKey = (source, relation, target_id)
         elif relation in target:
             key = (ANY_SOURCE, relation, target_id)
         else:
             continue
-        hub = first.setdefault(key, vertex)
+        vertex = vertex_of[episode]
+        hub = setdefault(key, vertex)
         if hub != vertex:
             edges.append((hub, vertex))
-    membership = igraph.GraphBase.connected_components(
-        igraph.Graph(n=len(vertex_of), edges=edges), "weak"
-    )
+    graph = igraph.Graph(n=len(episodes), edges=edges)
+    return igraph.GraphBase.connected_components(graph, "weak")
+
+
+def floor_cluster_count(rows: Sequence[Row], linking: Mapping[str, str]) -> int:
+    """The floor and a count of its components with two or more episodes (what the side by
+    side reports)."""
     sizes: dict[int, int] = defaultdict(int)
-    for component in membership:
+    for component in floor_components(rows, linking):
         sizes[component] += 1
     return sum(1 for size in sizes.values() if size >= 2)

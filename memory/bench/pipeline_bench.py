@@ -33,10 +33,11 @@ from typing import Any
 
 from django.utils import timezone
 
+from memory.bench.alternatives import floor_components
 from memory.bench.fake_openai import FakeOpenAI
 from memory.bench.loading import SPAN, add_restating_episode, load_synthetic
 from memory.bench.runner import best_of, llm_settings
-from memory.bench.synthetic import floor_components, synthetic_graph
+from memory.bench.synthetic import synthetic_graph
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
 from memory.engine.types import Cluster, Row
 from memory.graph_settings import graph_settings, ontology_for

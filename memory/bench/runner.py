@@ -348,7 +348,7 @@ class Case:
             "seconds": co_seconds, **co_quality,
             "ari_ratio": co_quality["ari"] / alt["ours"]["ari"] if alt["ours"]["ari"] else 0.0,
         }
-        floor_seconds, components = best_of(repeats, lambda: alternatives.floor_components(
+        floor_seconds, components = best_of(repeats, lambda: alternatives.floor_cluster_count(
             rows, self.linking))
         alt["floor"] = {"seconds": floor_seconds, "components": components,
                         "ours_over_floor": ours_seconds / floor_seconds,

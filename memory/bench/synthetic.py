@@ -21,8 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-import igraph
-
+from memory.bench.alternatives import floor_components
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
 from memory.engine.types import Row
 from memory.ontology import default_ontology
@@ -176,32 +175,6 @@ def _update_facts(
     if rng.random() < 0.15:
         facts.append((author, "MEMBER_OF", rng.choice(project["teams"])))
     return facts
-
-
-def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> list[int]:
-    """The least any signature clustering must do: map episodes to vertices, link episodes that
-    share a signature (stars) and take the connected components (igraph's C call, without the
-    ``VertexClustering`` wrapper). No hubs, no splits, no output."""
-    pair = {rel for rel, mode in linking.items() if mode == "pair"}
-    target = {rel for rel, mode in linking.items() if mode == "target"}
-    episodes = sorted({row[0] for row in rows})
-    vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
-    first: dict[tuple[int | None, str, int], int] = {}
-    setdefault = first.setdefault
-    edges: list[tuple[int, int]] = []
-    for episode, _fact, source, relation, target_id in rows:
-        if relation in pair:
-            key = (source, relation, target_id)
-        elif relation in target:
-            key = (None, relation, target_id)
-        else:
-            continue
-        vertex = vertex_of[episode]
-        hub = setdefault(key, vertex)
-        if hub != vertex:
-            edges.append((hub, vertex))
-    graph = igraph.Graph(n=len(episodes), edges=edges)
-    return igraph.GraphBase.connected_components(graph, "weak")
 
 
 def _best_of(repeats: int, run: Callable[[], object]) -> tuple[float, float, object]:

@@ -209,7 +209,7 @@ def test_co_mention_links_any_shared_entity_except_the_ignored_ones() -> None:
 
 
 def test_the_floor_counts_components_of_two_or_more_episodes() -> None:
-    assert alternatives.floor_components(ROWS, LINKING) == 2
+    assert alternatives.floor_cluster_count(ROWS, LINKING) == 2
 
 
 # --- bench_pages ------------------------------------------------------------------------------
