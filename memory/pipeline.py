@@ -190,6 +190,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     linking = {name: relation.linking for name, relation in ontology.relations.items()}
     is_now = run.as_of is None
     as_of = run.as_of or timezone.now()
+    with_model = llm_enabled()
 
     # The cyclic GC is paused in the stages that allocate hundreds of thousands of tuples and no
     # cycles (its rescans of the growing heap cost a third of the loading); not while a model
@@ -222,7 +223,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             snapshot.rows,
             {f for cluster in changed for f in cluster.fact_ids},
             {e for cluster in changed for e in cluster.episode_ids},
-            texts=llm_enabled(),
+            texts=with_model,
         )
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,
@@ -236,7 +237,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     failures_in_a_row = 0
     # Template summaries allocate much and make no call: the collector is paused for them too
     # (its rescans of the run's heap were half of this stage at 100,000 episodes).
-    quiet = paused_gc() if not llm_enabled() else nullcontext()
+    quiet = paused_gc() if not with_model else nullcontext()
     with progress.stage("summarize", total=len(changed)), quiet:
         for done, created in enumerate(decisions.created, start=1):
             cluster = clusters[created.cluster_key]

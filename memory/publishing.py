@@ -154,14 +154,7 @@ def insert_models(objects: Sequence[Model], *, copy: bool | None = None) -> None
         return
     fields = [f for f in model._meta.concrete_fields if not f.primary_key]
     table = model._meta.db_table
-    with connection.cursor() as cursor:
-        # Ids come from the table's own sequence, in order, as bulk_create would hand them out.
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-            [table, len(objects)],
-        )
-        ids = sorted(pk for (pk,) in cursor.fetchall())
-    for obj, pk in zip(objects, ids, strict=True):
+    for obj, pk in zip(objects, new_ids(table, len(objects)), strict=True):
         obj.pk = pk
     values = [_column_value(f) for f in fields]
     _copy(table, ["id", *(f.column for f in fields)], (
@@ -220,14 +213,20 @@ def insert_values(model: type[Model], columns: Sequence[str], rows: Sequence[Seq
     if not ids:
         _copy(table, names, rows)
         return []
+    pks = new_ids(table, len(rows))
+    _copy(table, ["id", *names], ((pk, *row) for pk, row in zip(pks, rows, strict=True)))
+    return pks
+
+
+def new_ids(table: str, count: int) -> list[int]:
+    """``count`` ids from the PostgreSQL table's own sequence, ascending, as ``bulk_create`` would
+    hand them out (one query)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-            [table, len(rows)],
+            [table, count],
         )
-        new_ids = sorted(pk for (pk,) in cursor.fetchall())
-    _copy(table, ["id", *names], ((pk, *row) for pk, row in zip(new_ids, rows, strict=True)))
-    return new_ids
+        return sorted(pk for (pk,) in cursor.fetchall())
 
 
 def _copy(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
