@@ -83,7 +83,7 @@ def extract_with_model(
 ) -> Extraction | None:
     """The model's extraction of ``episode``, validated against the ontology and the text;
     ``None`` when the model failed or nothing usable remains (the caller then uses the rules)."""
-    from memory.processing import episode_text  # processing imports this module lazily too
+    from memory.processing.reading import episode_text  # reading imports this module lazily too
 
     text = episode_text(episode)
     if not text.strip():
