@@ -15,6 +15,11 @@ DEFAULTS: dict[str, Any] = {
     "window_days": None,
     # Pipeline orchestration.
     "debounce_seconds": 30,
+    # The model (when one is configured): tokens in and out per calendar month, None for no
+    # limit (memory.spend); how long a new update may wait for others to share its extraction
+    # call (memory.processing.model_batches).
+    "monthly_token_budget": None,
+    "model_wait_seconds": 900,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}

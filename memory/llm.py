@@ -1,11 +1,22 @@
 """The model boundary: the only module that talks to an OpenAI-compatible model (OpenAI, Azure,
 Ollama, vLLM... through ``OPENAI_BASE_URL``).
 
-Every call is a Chat Completions request constrained by a strict JSON schema
-(``response_format={"type": "json_schema", ...}``), and every HTTP attempt is stored as an
-``LLMCall`` row: the messages, the raw response text, model, tokens, latency, outcome and error.
+Every call is a Chat Completions request for one JSON object matching a schema, and every HTTP
+attempt is stored as an ``LLMCall`` row: pointers to its texts (each distinct text is stored once
+in ``PromptText``), the raw response, model, tokens, latency, outcome and error.
 ``complete_json`` never raises for model or network trouble; it returns an ``LLMResult`` whose
 ``outcome`` says what happened, and the caller falls back to its deterministic path.
+
+Response formats
+----------------
+Servers differ in what they accept. The first call of a configuration (server and model) asks
+for ``json_schema`` (the server enforces the schema); a 400 or 422 then means the server does not
+take it, and the same request is sent again as ``json_object`` with the schema in the system
+prompt, then as plain text with the schema in the prompt. The first format that is answered is
+recorded in ``ModelEndpoint`` and used from then on; if none is, the configuration is recorded as
+unusable (the runs page and ``manage.py check`` say so) and calls are skipped until
+``LLM_ENDPOINT_RECHECK_SECONDS`` have passed. Whatever the format, the answer is checked against
+the schema here (``jsonschema``): a server that only promises JSON is not trusted to follow it.
 
 Retries and the audit
 ---------------------
@@ -20,32 +31,45 @@ module retries instead, one ``LLMCall`` row per attempt:
   wait longer than ``LLM_RETRY_MAX_WAIT_SECONDS`` is not waited for (the attempt stays the last)
   so that a worker holding a graph's run never sleeps for minutes;
 * never retried: timeouts (``timeout`` — the model already had the whole
-  ``LLM_TIMEOUT_SECONDS``; retrying would multiply the worst case per cluster, and the next run
-  tries again because failures are not cached), other 4xx (configuration errors), and answers
-  that arrived but are unusable (``invalid``: not JSON, truncated, refused). Asking again about
-  an unusable answer is the caller's decision, because only the caller can say what was wrong
-  (``mark_invalid`` records a semantic rejection on the attempt's row).
+  ``LLM_TIMEOUT_SECONDS``), other 4xx once the format is known (configuration errors), and
+  answers that arrived but are unusable (``invalid``: not JSON, not the schema, truncated, no
+  choices, refused). Asking again about an unusable answer is the caller's decision, because only
+  the caller can say what was wrong (``mark_invalid`` records a semantic rejection on the row).
 
-The waits are read from settings with defaults (``LLM_RETRY_BACKOFF_SECONDS`` = 1.0,
-``LLM_RETRY_MAX_WAIT_SECONDS`` = 20.0) so tests can make them tiny.
+Breakers and budgets
+--------------------
+A ``Breaker`` stops asking a model that keeps failing: after ``LLM_BREAKER_FAILURES`` failed
+calls in a row (timeouts, errors, rate limits — not answers it did not like) it opens, and calls
+are skipped without a request; after ``LLM_BREAKER_COOLDOWN_SECONDS`` one trial call goes through
+(half-open): an answer closes it, a failure opens it for another cooldown. Skipped calls change
+nothing, so a run's breaker stays open across the clusters it skips. A pipeline run has its own
+breaker for summaries; extraction and entity summaries share one breaker each per worker process
+(``worker_breaker``). A ``memory.spend.Budget`` passed in (or read for the graph) refuses calls
+once the graph's monthly token budget is spent. A skipped call has the outcome ``skipped`` and
+says why in ``failure``.
 """
 
 from __future__ import annotations
 
 import email.utils
 import functools
+import hashlib
 import json
 import logging
 import random
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+import jsonschema
 import openai
 from django.conf import settings
+from django.utils import timezone
 
-from memory.models import Episode, Graph, LLMCall, PipelineRun
+from memory.models import Episode, Graph, LLMCall, ModelEndpoint, PipelineRun, PromptText
 
 logger = logging.getLogger(__name__)
 
@@ -56,11 +80,20 @@ MAX_STORED_CHARS = 100_000
 """Responses and errors longer than this are cut in the audit row (a runaway model)."""
 
 _RETRYABLE_STATUS = frozenset({408, 409, 429})
+_FORMAT_REJECTED = frozenset({400, 415, 422})
+"""What a server answers to a response format it does not take (vLLM 400, some proxies 422)."""
 _OK = LLMCall.Outcome.OK
 _INVALID = LLMCall.Outcome.INVALID
 _ERROR = LLMCall.Outcome.ERROR
 _TIMEOUT = LLMCall.Outcome.TIMEOUT
 _RATE_LIMITED = LLMCall.Outcome.RATE_LIMITED
+SKIPPED = "skipped"
+"""The outcome of a call that made no request (breaker open, budget spent, model unusable)."""
+FAILED = frozenset({_ERROR, _TIMEOUT, _RATE_LIMITED})
+"""Outcomes that count against a breaker: the model did not answer."""
+
+FORMATS = (ModelEndpoint.Format.JSON_SCHEMA, ModelEndpoint.Format.JSON_OBJECT,
+           ModelEndpoint.Format.PLAIN)
 
 
 @dataclass(frozen=True)
@@ -68,7 +101,7 @@ class LLMResult:
     """What one ``complete_json`` call produced, over all its attempts."""
 
     outcome: str
-    """The last attempt's ``LLMCall.Outcome`` value."""
+    """The last attempt's ``LLMCall.Outcome`` value, or ``skipped``."""
     data: dict[str, Any] | None
     """The parsed JSON object when ``outcome`` is ``ok``."""
     text: str
@@ -80,6 +113,8 @@ class LLMResult:
     tokens_out: int = 0
     latency_ms: int = 0
     error: str = ""
+    skipped_because: str = ""
+    """Why no request was made, for a ``skipped`` call ("monthly model budget spent")."""
 
     @property
     def ok(self) -> bool:
@@ -93,6 +128,22 @@ class LLMResult:
     @property
     def attempts(self) -> int:
         return len(self.call_ids)
+
+    @property
+    def answered(self) -> bool:
+        """The model answered (well or badly): the caller may ask it again about the answer."""
+        return self.outcome in (_OK, _INVALID)
+
+    @property
+    def failure(self) -> str:
+        """The short reason a stand-in shows: "model failed: timeout", "monthly model budget
+        spent"...; empty when the model answered."""
+        if self.outcome == SKIPPED:
+            return self.skipped_because
+        if self.outcome in FAILED:
+            label = {_RATE_LIMITED: "rate limited"}.get(self.outcome, self.outcome)
+            return f"model failed: {label}"
+        return ""
 
 
 @dataclass
@@ -109,6 +160,8 @@ class _Attempt:
     retryable: bool = False
     retry_after: float | None = None
     """Seconds the server asked us to wait (``Retry-After``), when it said."""
+    status: int | None = None
+    """The HTTP status of an error answer."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -121,12 +174,160 @@ def model_name() -> str:
     return str(settings.LLM_MODEL)
 
 
-def json_schema_format(name: str, schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``response_format`` of a strict structured-output request."""
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "schema": dict(schema), "strict": True},
-    }
+def configuration_key() -> str:
+    """Identifies the configured server and model (what a response format is detected for)."""
+    base = str(settings.OPENAI_BASE_URL or "")
+    return hashlib.sha256(f"{base}|{model_name()}".encode()).hexdigest()
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def schema_text(schema: Mapping[str, Any]) -> str:
+    """The schema as the prompt and the audit carry it: compact, keys in a stable order."""
+    return json.dumps(schema, separators=(",", ":"), sort_keys=False)
+
+
+# -- breakers ----------------------------------------------------------------------------------
+
+
+class Breaker:
+    """Stops calling a model that keeps failing, and tries again after a cooldown (see the module
+    text). Thread-safe: a worker's threads share the per-worker breakers."""
+
+    def __init__(self, name: str, *, failures: int | None = None, cooldown: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.name = name
+        self.threshold = max(1, int(failures if failures is not None
+                                    else getattr(settings, "LLM_BREAKER_FAILURES", 3)))
+        self.cooldown = float(cooldown if cooldown is not None
+                              else getattr(settings, "LLM_BREAKER_COOLDOWN_SECONDS", 60.0))
+        self.clock = clock
+        self.failures_in_a_row = 0
+        self.opened_at: float | None = None
+        self.trial_running = False
+        self.last_failure = ""
+        self._lock = threading.Lock()
+
+    @property
+    def state(self) -> str:
+        if self.opened_at is None:
+            return "closed"
+        return "half_open" if self.clock() - self.opened_at >= self.cooldown else "open"
+
+    def allow(self) -> bool:
+        """Whether a call may go out now. In the half-open state exactly one trial does."""
+        with self._lock:
+            state = self.state
+            if state == "closed":
+                return True
+            if state == "half_open" and not self.trial_running:
+                self.trial_running = True
+                return True
+            return False
+
+    def record(self, outcome: str) -> None:
+        """The outcome of a call that went out (a skipped call is not recorded)."""
+        with self._lock:
+            self.trial_running = False
+            if outcome in FAILED:
+                self.failures_in_a_row += 1
+                self.last_failure = outcome
+                if self.opened_at is not None or self.failures_in_a_row >= self.threshold:
+                    self.opened_at = self.clock()
+            elif outcome != SKIPPED:
+                self.failures_in_a_row = 0
+                self.opened_at = None
+
+    @property
+    def reason(self) -> str:
+        label = {_RATE_LIMITED: "rate limited"}.get(self.last_failure, self.last_failure)
+        return f"model paused after {self.failures_in_a_row} failures in a row ({label})"
+
+
+_worker_breakers: dict[tuple[str, str], Breaker] = {}
+_worker_lock = threading.Lock()
+
+
+def worker_breaker(purpose: str) -> Breaker:
+    """This process's breaker for ``purpose`` and the configured model (extraction, entity
+    summaries): shared by every task the worker runs, so a dead model costs a few calls per
+    cooldown, not one per episode."""
+    key = (purpose, configuration_key())
+    with _worker_lock:
+        if key not in _worker_breakers:
+            _worker_breakers[key] = Breaker(f"{purpose} (this worker)")
+        return _worker_breakers[key]
+
+
+def reset_worker_breakers() -> None:
+    """Forget every per-worker breaker (a new configuration, a test)."""
+    with _worker_lock:
+        _worker_breakers.clear()
+
+
+# -- the response format of the configured server -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class EndpointState:
+    response_format: str
+    """The format to use: the detected one, else the strictest (``json_schema``) to try."""
+    confirmed: bool
+    usable: bool
+    detail: str = ""
+
+
+def endpoint_state() -> EndpointState:
+    """What this configuration's server is known to accept (one query)."""
+    row = ModelEndpoint.objects.filter(key=configuration_key()).first()
+    if row is None or (not row.response_format and row.usable):
+        return EndpointState(FORMATS[0], confirmed=False, usable=True)
+    if not row.usable:
+        recheck = float(getattr(settings, "LLM_ENDPOINT_RECHECK_SECONDS", 3600))
+        if timezone.now() - row.checked_at >= timedelta(seconds=recheck):
+            return EndpointState(FORMATS[0], confirmed=False, usable=True)
+        return EndpointState(row.response_format or FORMATS[0], confirmed=False, usable=False,
+                             detail=row.detail)
+    return EndpointState(row.response_format, confirmed=True, usable=True, detail=row.detail)
+
+
+def record_endpoint(response_format: str, *, usable: bool, detail: str = "") -> None:
+    ModelEndpoint.objects.update_or_create(
+        key=configuration_key(),
+        defaults={"base_url": str(settings.OPENAI_BASE_URL or ""), "model": model_name(),
+                  "response_format": response_format, "usable": usable,
+                  "detail": detail[:2000], "checked_at": timezone.now()},
+    )
+
+
+def response_format_for(fmt: str, name: str, schema: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``response_format`` parameter for a format (``None``: not sent)."""
+    if fmt == ModelEndpoint.Format.JSON_SCHEMA:
+        return {"type": "json_schema",
+                "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+    if fmt == ModelEndpoint.Format.JSON_OBJECT:
+        return {"type": "json_object"}
+    return None
+
+
+def messages_for(fmt: str, messages: Sequence[Message], schema: Mapping[str, Any]
+                 ) -> list[Message]:
+    """Without an enforced schema the model reads it in the system prompt."""
+    if fmt == ModelEndpoint.Format.JSON_SCHEMA:
+        return [dict(m) for m in messages]
+    note = ("Answer with one JSON object, and nothing else, matching this JSON Schema:\n"
+            + schema_text(schema))
+    out = [dict(m) for m in messages]
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{out[0]['content']}\n{note}"
+    else:
+        out.insert(0, {"role": "system", "content": note})
+    return out
+
+
+# -- the call ----------------------------------------------------------------------------------
 
 
 def complete_json(
@@ -139,50 +340,164 @@ def complete_json(
     schema_name: str,
     run: PipelineRun | None = None,
     episode: Episode | None = None,
+    episode_ids: Sequence[int] = (),
     cache_key: str = "",
+    breaker: Breaker | None = None,
+    budget: Any = None,
 ) -> LLMResult:
     """Ask the model for one JSON object matching ``schema``; store every attempt for audit.
 
     Never raises for model or network trouble: ``outcome`` is ``ok`` (``data`` holds the object),
-    ``invalid`` (an answer arrived but is not a usable JSON object), ``error``, ``timeout`` or
-    ``rate_limited``. Database errors while auditing do raise: they are ours, not the model's.
+    ``invalid`` (an answer arrived but is not a usable JSON object of the schema), ``error``,
+    ``timeout``, ``rate_limited`` or ``skipped`` (no request: ``breaker`` open, ``budget``
+    spent — a ``memory.spend.Budget``, read for the graph when not given — or the model unusable).
+    ``episode_ids``: the episodes a batched call reads (kept in its audit row). Database errors
+    while auditing do raise: they are ours, not the model's.
     """
+    from memory.spend import Budget
+
     model = model_name()
     if not llm_enabled():
-        return LLMResult(outcome=_ERROR, data=None, text="", model=model,
-                         error="the model is not configured (LLM_ENABLED is off)")
-    response_format = json_schema_format(schema_name, schema)
-    max_attempts = 1 + max(0, int(settings.LLM_MAX_RETRIES))
-    rows: list[LLMCall] = []
-    attempt = _Attempt(outcome=_ERROR)
-    for number in range(1, max_attempts + 1):
-        attempt = send_once(model, messages, response_format)
-        wait = retry_wait(attempt, number) if number < max_attempts else None
-        if attempt.retryable and wait is not None:
-            attempt.notes.append(f"retrying in {wait:.2f}s (attempt {number} of {max_attempts})")
-        rows.append(
-            record_attempt(
-                attempt,
-                graph=graph, run=run, episode=episode, purpose=purpose, model=model,
-                prompt_version=prompt_version, messages=messages,
-                response_format=response_format, cache_key=cache_key,
-                number=number, max_attempts=max_attempts,
-            )
+        return LLMResult(outcome=SKIPPED, data=None, text="", model=model,
+                         error="the model is not configured (LLM_ENABLED is off)",
+                         skipped_because="no model configured")
+    budget = budget if budget is not None else Budget.for_graph(graph)
+    if not budget.allows():
+        return LLMResult(outcome=SKIPPED, data=None, text="", model=model,
+                         skipped_because="monthly model budget spent")
+    endpoint = endpoint_state()
+    if not endpoint.usable:
+        return LLMResult(outcome=SKIPPED, data=None, text="", model=model,
+                         skipped_because=f"model unusable: {endpoint.detail}"[:200])
+    if breaker is not None and not breaker.allow():
+        return LLMResult(outcome=SKIPPED, data=None, text="", model=model,
+                         skipped_because=breaker.reason)
+    result = _CallMaker(
+        graph=graph, purpose=purpose, prompt_version=prompt_version, messages=messages,
+        schema=schema, schema_name=schema_name, run=run, episode=episode,
+        episode_ids=episode_ids, cache_key=cache_key, endpoint=endpoint,
+    ).call()
+    if breaker is not None:
+        breaker.record(result.outcome)
+    budget.spend(result.tokens_in + result.tokens_out)
+    return result
+
+
+class _CallMaker:
+    """One ``complete_json``: its attempts, the format detection, the audit rows."""
+
+    def __init__(self, *, graph: Graph, purpose: str, prompt_version: str,
+                 messages: Sequence[Message], schema: Mapping[str, Any], schema_name: str,
+                 run: PipelineRun | None, episode: Episode | None, episode_ids: Sequence[int],
+                 cache_key: str, endpoint: EndpointState) -> None:
+        self.graph, self.purpose, self.prompt_version = graph, purpose, prompt_version
+        self.messages, self.schema, self.schema_name = messages, schema, schema_name
+        self.run, self.episode, self.episode_ids = run, episode, list(episode_ids)
+        self.cache_key = cache_key
+        self.endpoint = endpoint
+        self.model = model_name()
+        self.rows: list[LLMCall] = []
+
+    def call(self) -> LLMResult:
+        fmt = self.endpoint.response_format
+        max_attempts = 1 + max(0, int(settings.LLM_MAX_RETRIES))
+        attempt = _Attempt(outcome=_ERROR)
+        number = 0
+        while number < max_attempts:
+            number += 1
+            sent = messages_for(fmt, self.messages, self.schema)
+            response_format = response_format_for(fmt, self.schema_name, self.schema)
+            attempt = send_once(self.model, sent, response_format)
+            if attempt.outcome == _OK:
+                check_schema(attempt, self.schema)
+            downgrade = self.next_format(fmt, attempt)
+            wait = None
+            if downgrade is None and number < max_attempts:
+                wait = retry_wait(attempt, number)
+                if attempt.retryable and wait is not None:
+                    attempt.notes.append(
+                        f"retrying in {wait:.2f}s (attempt {number} of {max_attempts})")
+            if downgrade is not None:
+                attempt.notes.append(f"the server refused response format {fmt}; "
+                                     f"trying {downgrade}")
+            self.rows.append(self.record(attempt, sent, response_format, fmt, number,
+                                         max_attempts))
+            if downgrade is not None:
+                fmt = downgrade
+                number -= 1  # finding the format is not a retry
+                continue
+            if attempt.outcome in (_OK, _INVALID) and not self.endpoint.confirmed:
+                record_endpoint(fmt, usable=True, detail="answered")
+            if not attempt.retryable or wait is None:
+                break
+            time.sleep(wait)
+        return LLMResult(
+            outcome=attempt.outcome,
+            data=attempt.data if attempt.outcome == _OK else None,
+            text=attempt.text,
+            model=self.model,
+            call_ids=tuple(row.pk for row in self.rows),
+            tokens_in=sum(row.tokens_in for row in self.rows),
+            tokens_out=sum(row.tokens_out for row in self.rows),
+            latency_ms=sum(row.latency_ms for row in self.rows),
+            error=attempt.error,
         )
-        if not attempt.retryable or wait is None:
-            break
-        time.sleep(wait)
-    return LLMResult(
-        outcome=attempt.outcome,
-        data=attempt.data if attempt.outcome == _OK else None,
-        text=attempt.text,
-        model=model,
-        call_ids=tuple(row.pk for row in rows),
-        tokens_in=sum(row.tokens_in for row in rows),
-        tokens_out=sum(row.tokens_out for row in rows),
-        latency_ms=sum(row.latency_ms for row in rows),
-        error=attempt.error,
+
+    def next_format(self, fmt: str, attempt: _Attempt) -> str | None:
+        """The format to try next when the server refused this one, while it is not known;
+        after the last one the configuration is recorded as unusable."""
+        if self.endpoint.confirmed or attempt.status not in _FORMAT_REJECTED:
+            return None
+        position = FORMATS.index(fmt)  # type: ignore[arg-type]
+        if position + 1 < len(FORMATS):
+            return FORMATS[position + 1]
+        record_endpoint("", usable=False, detail=f"every response format refused: "
+                                                 f"{attempt.error}")
+        return None
+
+    def record(self, attempt: _Attempt, sent: Sequence[Message],
+               response_format: dict[str, Any] | None, fmt: str, number: int,
+               max_attempts: int) -> LLMCall:
+        error = "; ".join(part for part in (attempt.error, *attempt.notes) if part)
+        texts = {text_hash(m["content"]): m["content"] for m in sent}
+        schema_key = text_hash(schema_text(self.schema))
+        texts[schema_key] = schema_text(self.schema)
+        store_texts(texts)
+        request: dict[str, Any] = {
+            "messages": [{"role": m["role"], "text": text_hash(m["content"])} for m in sent],
+            "response_format": {"type": fmt, "name": self.schema_name, "schema": schema_key,
+                                "sent": bool(response_format)},
+            "attempt": number,
+            "max_attempts": max_attempts,
+        }
+        if self.episode_ids:
+            request["episodes"] = self.episode_ids
+        return LLMCall.objects.create(
+            graph=self.graph, run=self.run, episode=self.episode, purpose=self.purpose,
+            model=self.model, prompt_version=self.prompt_version, request=request,
+            response=truncate(attempt.text), tokens_in=attempt.tokens_in,
+            tokens_out=attempt.tokens_out, latency_ms=attempt.latency_ms,
+            outcome=attempt.outcome, error=truncate(error), cache_key=self.cache_key,
+        )
+
+
+def store_texts(texts: Mapping[str, str]) -> None:
+    """Each text once (by hash): a conflict on an existing hash is ignored (one query)."""
+    PromptText.objects.bulk_create(
+        [PromptText(sha256=key, text=text) for key, text in texts.items()],
+        ignore_conflicts=True,
     )
+
+
+def check_schema(attempt: _Attempt, schema: Mapping[str, Any]) -> None:
+    """An answer that is JSON but not the schema's is ``invalid``, with the first violation."""
+    try:
+        jsonschema.validate(attempt.data, dict(schema))
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "the answer"
+        attempt.outcome = _INVALID
+        attempt.data = None
+        attempt.error = f"the answer does not match the schema at {where}: {exc.message}"[:1000]
 
 
 def mark_invalid(result: LLMResult, problems: Sequence[str]) -> None:
@@ -223,7 +538,7 @@ def _client_for(api_key: str, base_url: str | None, timeout: float) -> openai.Op
 
 
 def send_once(
-    model: str, messages: Sequence[Message], response_format: dict[str, Any]
+    model: str, messages: Sequence[Message], response_format: dict[str, Any] | None
 ) -> _Attempt:
     """Make exactly one HTTP request and classify what came back."""
     extra: dict[str, Any] = {}
@@ -231,12 +546,13 @@ def send_once(
     if temperature is not None:
         # Only when configured: some models (reasoning models) reject any temperature.
         extra["temperature"] = float(temperature)
+    if response_format is not None:
+        extra["response_format"] = response_format
     started = time.monotonic()
     try:
         completion = build_client().chat.completions.create(
             model=model,
             messages=[dict(m) for m in messages],  # type: ignore[misc]
-            response_format=response_format,  # type: ignore[arg-type]
             **extra,
         )
     except openai.APITimeoutError:
@@ -267,6 +583,7 @@ def classify_status_error(exc: openai.APIStatusError, latency_ms: int) -> _Attem
         error=f"HTTP {status}: {exc.message}",
         retryable=retryable,
         retry_after=parse_retry_after(exc.response.headers) if retryable else None,
+        status=status,
     )
 
 
@@ -360,46 +677,7 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
-# -- audit -----------------------------------------------------------------------------------------
-
-
-def record_attempt(
-    attempt: _Attempt,
-    *,
-    graph: Graph,
-    run: PipelineRun | None,
-    episode: Episode | None,
-    purpose: str,
-    model: str,
-    prompt_version: str,
-    messages: Sequence[Message],
-    response_format: dict[str, Any],
-    cache_key: str,
-    number: int,
-    max_attempts: int,
-) -> LLMCall:
-    error = "; ".join(part for part in (attempt.error, *attempt.notes) if part)
-    return LLMCall.objects.create(
-        graph=graph,
-        run=run,
-        episode=episode,
-        purpose=purpose,
-        model=model,
-        prompt_version=prompt_version,
-        request={
-            "messages": [dict(m) for m in messages],
-            "response_format": response_format,
-            "attempt": number,
-            "max_attempts": max_attempts,
-        },
-        response=truncate(attempt.text),
-        tokens_in=attempt.tokens_in,
-        tokens_out=attempt.tokens_out,
-        latency_ms=attempt.latency_ms,
-        outcome=attempt.outcome,
-        error=truncate(error),
-        cache_key=cache_key,
-    )
+# -- audit helpers ---------------------------------------------------------------------------------
 
 
 def elapsed_ms(started: float) -> int:

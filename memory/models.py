@@ -159,6 +159,10 @@ class Entity(models.Model):
     summary = models.TextField(blank=True)
     summary_fingerprint = models.CharField(max_length=64, blank=True)
     summary_generator = models.CharField(max_length=80, blank=True)
+    summary_fallback = models.CharField(max_length=200, blank=True)
+    """Why the template stands in for the model's summary ("model failed: timeout"); empty when
+    the summary is the intended writer's. A stand-in is pending: the next view or the sweep asks
+    the model again."""
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_entities"
     )
@@ -174,7 +178,12 @@ class Entity(models.Model):
                 name="entity_unique_name_per_graph",
             ),
         ]
-        indexes = [models.Index(fields=["graph", "type"], name="entity_graph_type")]
+        indexes = [
+            models.Index(fields=["graph", "type"], name="entity_graph_type"),
+            # Summaries the template wrote because the model failed (the sweep retries them).
+            models.Index(fields=["graph"], condition=~Q(summary_fallback=""),
+                         name="entity_summary_pending"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -441,6 +450,10 @@ class LLMCall(models.Model):
     model = models.CharField(max_length=200)
     prompt_version = models.CharField(max_length=40)
     request = models.JSONField(default=dict)
+    """The request without its texts: ``{"messages": [{"role", "text": <sha256>}],
+    "response_format": {"type", "name", "schema": <sha256>}, "attempt", "max_attempts",
+    "batch"}``; every text is stored once in ``PromptText`` (a system prompt and a schema are
+    the same in thousands of calls). ``messages()`` reads them back."""
     response = models.TextField(blank=True)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
@@ -456,6 +469,64 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.purpose} {self.model} {self.outcome}"
+
+    def messages(self) -> list[dict[str, str]]:
+        """The messages as sent, their texts read back from ``PromptText`` (one query)."""
+        parts = list(self.request.get("messages") or [])
+        texts = PromptText.texts({p["text"] for p in parts if "text" in p})
+        return [
+            {"role": str(p.get("role", "")),
+             "content": texts.get(p["text"], "") if "text" in p else str(p.get("content", ""))}
+            for p in parts
+        ]
+
+    def schema_text(self) -> str:
+        fmt = self.request.get("response_format") or {}
+        key = fmt.get("schema")
+        return PromptText.texts({key}).get(key, "") if isinstance(key, str) else ""
+
+
+class PromptText(models.Model):
+    """A text sent to the model (a system prompt, a user message, a JSON schema), stored once
+    whatever the number of calls that sent it; ``LLMCall.request`` points at it by hash."""
+
+    sha256 = models.CharField(max_length=64, unique=True)
+    text = models.TextField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.sha256[:12]} ({len(self.text)} characters)"
+
+    @classmethod
+    def texts(cls, hashes: set[str]) -> dict[str, str]:
+        if not hashes:
+            return {}
+        return dict(cls.objects.filter(sha256__in=hashes).values_list("sha256", "text"))
+
+
+class ModelEndpoint(models.Model):
+    """What the configured model server accepts, found out once per configuration (server and
+    model): the strictest response format it takes, or that it is unusable and why. Read by
+    every call, by ``manage.py check`` and by the runs page."""
+
+    class Format(models.TextChoices):
+        JSON_SCHEMA = "json_schema", "JSON schema (enforced by the server)"
+        JSON_OBJECT = "json_object", "JSON object, the schema in the prompt"
+        PLAIN = "plain", "Plain text, the schema in the prompt, checked here"
+
+    key = models.CharField(max_length=64, unique=True)
+    """sha256 of the base URL and the model."""
+    base_url = models.CharField(max_length=500, blank=True)
+    model = models.CharField(max_length=200)
+    response_format = models.CharField(max_length=12, choices=Format.choices, blank=True)
+    """Empty until a call has shown which format works."""
+    usable = models.BooleanField(default=True)
+    detail = models.TextField(blank=True)
+    """Why it is unusable, or what the detection saw."""
+    checked_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.model} at {self.base_url or 'OpenAI'}: {self.response_format or '?'}"
 
 
 class SummaryCache(models.Model):
@@ -519,6 +590,12 @@ class Observation(models.Model):
     reach_work_items = models.PositiveIntegerField(default=0)
     generator = models.CharField(max_length=200)
     """"template" or the model's name."""
+    summary_fallback = models.CharField(max_length=200, blank=True)
+    """Why the template wrote the summary although a model is configured ("model failed:
+    timeout", "monthly model budget spent"); empty otherwise."""
+    summary_pending = models.BooleanField(default=False)
+    """The template stands in until the model answers: the next run (or the sweep) asks again
+    and publishes the model's summary as the next version over the same evidence."""
     prompt_version = models.CharField(max_length=40, blank=True)
     llm_call = models.ForeignKey(
         LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -571,6 +648,9 @@ class Observation(models.Model):
             ),
             # The retired history and the weekly review.
             models.Index(fields=["graph", "-retired_at"], name="observation_retired"),
+            # Stand-ins waiting for the model (the next run and the sweep look them up).
+            models.Index(fields=["graph"], condition=Q(summary_pending=True, status="active"),
+                         name="observation_summary_pending"),
         ]
 
     def __str__(self) -> str:

@@ -28,20 +28,19 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
-from memory.engine.lifecycle import Reconciliation, reconcile
+from memory.engine.lifecycle import SUPERSEDED, Created, Reconciliation, Retired, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
-from memory.llm import llm_enabled
-from memory.models import Episode, Graph, PipelineRun
+from memory.llm import Breaker, llm_enabled
+from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
 from memory.snapshot import load_active_observations, load_details, load_snapshot
-from memory.summarize import TEMPLATE_GENERATOR, summarize_cluster
+from memory.spend import Budget
+from memory.summarize import ClusterEvidence, batch_size, summarize_clusters
 
 logger = logging.getLogger(__name__)
 
 STAGES = ("load", "cluster", "reconcile", "analyse", "summarize", "publish")
-MODEL_FAILURES_TO_STOP = 3
-"""Clusters in a row whose model call failed before a run stops calling the model."""
 HEARTBEAT_SECONDS = 5.0
 """At most this long between two progress writes while summarizing (the heartbeat)."""
 
@@ -60,6 +59,7 @@ class RunProgress:
             {"name": name, "status": "pending", "done": 0, "total": 0} for name in STAGES
         ]
         self.timings: dict[str, float] = {}
+        self.last_beat = time.monotonic()
 
     @contextmanager
     def stage(self, name: str, total: int = 1) -> Iterator[RunProgress]:
@@ -87,6 +87,7 @@ class RunProgress:
         return int(100 * (finished + partial) / len(self.stages))
 
     def _save(self, *, stage: str) -> None:
+        self.last_beat = time.monotonic()
         PipelineRun.objects.filter(pk=self.run.pk).update(
             stage=stage,
             progress={"percent": self.percent, "stages": self.stages},
@@ -216,14 +217,19 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             clustering.clusters, active, snapshot.current_fact_ids, in_window
         )
     clusters = {cluster.key: cluster for cluster in clustering.clusters}
-    changed = [clusters[created.cluster_key] for created in decisions.created]
+    created = list(decisions.created)
+    # Stand-ins the template wrote because the model failed, over evidence that has not changed:
+    # asked again now; published as the next version only if the model answers (below).
+    retries = pending_retries(decisions) if with_model else []
+    created += [retry for retry, _ in retries]
+    changed = [clusters[c.cluster_key] for c in created]
 
     with progress.stage("analyse", total=len(changed)), paused_gc():
         details = load_details(
             snapshot.rows,
             {f for cluster in changed for f in cluster.fact_ids},
             {e for cluster in changed for e in cluster.episode_ids},
-            texts=with_model,
+            texts=False,
         )
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,
@@ -232,38 +238,53 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         }
 
     drafts: list[ObservationDraft] = []
-    llm = {"calls": 0, "cached": 0, "tokens_in": 0, "tokens_out": 0, "fallbacks": 0}
-    last_beat = time.monotonic()
-    failures_in_a_row = 0
+    llm = {"calls": 0, "cached": 0, "tokens_in": 0, "tokens_out": 0, "fallbacks": 0,
+           "pending": 0, "retried": 0, "still_pending": 0}
+    # One breaker for this run's summaries: after a few failed calls in a row the model is left
+    # alone (and tried again after a cooldown), whatever the clusters skipped meanwhile.
+    breaker = Breaker("summaries of this run")
+    budget = Budget.for_graph(graph) if with_model else Budget.unlimited()
+    retirement_of = {retry.cluster_key: retired for retry, retired in retries}
+    superseded: list[Retired] = []
     # Template summaries allocate much and make no call: the collector is paused for them too
     # (its rescans of the run's heap were half of this stage at 100,000 episodes).
     quiet = paused_gc() if not with_model else nullcontext()
+    step = batch_size() if with_model else len(created) or 1
     with progress.stage("summarize", total=len(changed)), quiet:
-        for done, created in enumerate(decisions.created, start=1):
-            cluster = clusters[created.cluster_key]
-            outcome = summarize_cluster(
-                cluster, structures[cluster.key],
-                facts=details.facts, entities=details.entities, episodes=details.episodes,
-                episode_texts=details.episode_texts, fact_sentences=details.fact_sentences,
-                graph=graph, run=run, call_model=failures_in_a_row < MODEL_FAILURES_TO_STOP,
-            )
-            # A model that keeps failing would cost a timeout per cluster: after a few failures
-            # in a row the rest of the run uses the template (the next run asks again).
-            failed = outcome.calls > 0 and outcome.generator == TEMPLATE_GENERATOR
-            failures_in_a_row = failures_in_a_row + 1 if failed else 0
-            llm["calls"] += outcome.calls
-            llm["cached"] += int(outcome.cached)
-            llm["tokens_in"] += outcome.tokens_in
-            llm["tokens_out"] += outcome.tokens_out
-            llm["fallbacks"] += int(bool(outcome.fallback_reason) and outcome.calls > 0)
-            drafts.append(ObservationDraft(
-                cluster=cluster, structure=structures[cluster.key], outcome=outcome,
-                lineage=created.lineage, version=created.version,
-                predecessor_ids=created.predecessor_ids,
-            ))
-            if time.monotonic() - last_beat > HEARTBEAT_SECONDS or outcome.calls:
-                progress.advance("summarize", done)
-                last_beat = time.monotonic()
+        for start in range(0, len(created), step):
+            group = created[start:start + step]
+            items = [
+                ClusterEvidence(clusters[c.cluster_key], structures[c.cluster_key],
+                                details.facts, details.entities, details.episodes)
+                for c in group
+            ]
+            outcomes, stats = summarize_clusters(items, graph=graph, run=run, breaker=breaker,
+                                                 budget=budget)
+            llm["calls"] += stats.calls
+            llm["cached"] += stats.cached
+            llm["tokens_in"] += stats.tokens_in
+            llm["tokens_out"] += stats.tokens_out
+            for decision, outcome in zip(group, outcomes, strict=True):
+                cluster = clusters[decision.cluster_key]
+                if decision.cluster_key in retirement_of:
+                    if not outcome.by_model:
+                        llm["still_pending"] += 1
+                        continue  # the stand-in stays as it is; no new version for nothing
+                    llm["retried"] += 1
+                    superseded.append(retirement_of[decision.cluster_key])
+                else:
+                    llm["fallbacks"] += int(bool(outcome.fallback_reason) and not outcome.by_model
+                                            and outcome.calls + int(outcome.pending) > 0)
+                    llm["pending"] += int(outcome.pending)
+                drafts.append(ObservationDraft(
+                    cluster=cluster, structure=structures[cluster.key], outcome=outcome,
+                    lineage=decision.lineage, version=decision.version,
+                    predecessor_ids=decision.predecessor_ids,
+                ))
+            if time.monotonic() - progress.last_beat > HEARTBEAT_SECONDS or stats.calls:
+                progress.advance("summarize", min(start + step, len(created)))
+    llm["breaker"] = breaker.state
+    retired = sorted([*decisions.retired, *superseded], key=lambda r: r.observation_id)
 
     counts = {
         "episodes": snapshot.episode_count(),
@@ -276,6 +297,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "untouched": len(decisions.untouched),
         "retired": len(decisions.retired),
         "retired_by_reason": _by_reason(decisions),
+        "resummarized": llm["retried"],
         "llm": llm,
     }
     names = {pk: entity.name for pk, entity in details.entities.items()}
@@ -286,10 +308,39 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             llm_calls=llm["calls"], llm_cached=llm["cached"],
             tokens_in=llm["tokens_in"], tokens_out=llm["tokens_out"],
         )
-        publish_run(run, drafts=drafts, retired=decisions.retired, names=names,
+        publish_run(run, drafts=drafts, retired=retired, names=names,
                     now=as_of if not is_now else timezone.now(), counts=counts)
     PipelineRun.objects.filter(pk=run.pk).update(
         progress={"percent": 100, "stages": progress.stages}, timings=progress.timings
+    )
+
+
+def pending_retries(decisions: Reconciliation) -> list[tuple[Created, Retired]]:
+    """The untouched observations whose summary is a pending stand-in: each as the next version
+    of its lineage over the same cluster, and the retirement of the stand-in it would replace
+    (one query, on the partial index of pending stand-ins)."""
+    by_id = {u.observation_id: u.cluster_key for u in decisions.untouched}
+    if not by_id:
+        return []
+    rows = Observation.objects.filter(
+        pk__in=list(by_id), status=Observation.Status.ACTIVE, summary_pending=True
+    ).values_list("pk", "lineage", "version")
+    retries = []
+    for pk, lineage, version in sorted(rows):
+        key = by_id[pk]
+        retries.append((
+            Created(cluster_key=key, lineage=lineage, version=version + 1, predecessor_ids=(pk,)),
+            Retired(observation_id=pk, reason=SUPERSEDED, successor_keys=(key,),
+                    closed_fact_ids=(), dropped_episode_ids=(), out_of_window_episode_ids=()),
+        ))
+    return retries
+
+
+def graphs_with_pending_summaries(*, limit: int = 500) -> list[int]:
+    """Graphs with an active observation whose summary is a pending stand-in."""
+    return list(
+        Observation.objects.filter(status=Observation.Status.ACTIVE, summary_pending=True)
+        .values_list("graph_id", flat=True).distinct()[:limit]
     )
 
 

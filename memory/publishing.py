@@ -99,6 +99,8 @@ def _create_observations(
                 reach_people=structure.reach_people,
                 reach_work_items=structure.reach_work_items,
                 generator=outcome.generator,
+                summary_fallback=outcome.fallback_reason[:200],
+                summary_pending=outcome.pending,
                 prompt_version=outcome.prompt_version,
                 llm_call_id=outcome.llm_call_id,
                 tokens=outcome.tokens_in + outcome.tokens_out,

@@ -54,6 +54,10 @@ from memory.bench.fake_openai import (  # noqa: F401 (re-exported for the tests)
 @pytest.fixture(name="fake_openai")
 def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
     """A started fake server with the settings pointing at it; stopped after the test."""
+    from memory.llm import reset_worker_breakers
+
+    # A worker's breakers outlive one test in this process: every test starts with closed ones.
+    reset_worker_breakers()
     server = FakeOpenAI().start()
     settings.OPENAI_API_KEY = "sk-fake"
     settings.OPENAI_BASE_URL = server.base_url
@@ -67,3 +71,4 @@ def fake_openai(settings: Any) -> Iterator[FakeOpenAI]:
         yield server
     finally:
         server.stop()
+        reset_worker_breakers()

@@ -8,13 +8,23 @@ timeouts and JSON shapes are exercised exactly as with Ollama or vLLM. It speaks
 
 Behaviours are queued and consumed one per request, in order. When the queue is empty the
 ``responder`` answers; the default one (``default_responder``) builds a valid answer from the
-request itself: an observation summary citing the ``<fact id="...">`` tags it finds in the prompt,
-and an empty extraction (so the caller falls back to its rules). Replace it with
+request itself: for each ``<cluster>`` of a summary prompt, one grounded claim per shown fact
+("API Migration waits on Auth Service Refactor."), and for an extraction prompt an empty
+extraction of each episode (so the caller falls back to its rules). Replace it with
 ``server.responder = my_function`` (a function of ``FakeRequest`` returning a ``Behaviour``).
+
+Usage: an answer reports the tokens ``Behaviour`` gives, else counts them with
+``memory.bench.tokens`` (o200k_base when ``tiktoken`` is installed): the messages, the reply's
+priming and a ``json_schema`` response format's schema.
+
+Modes beyond the queue: ``refuse_json_schema()`` answers 400 to every request that asks for a
+``json_schema`` response format (as servers without structured outputs do); ``hold()`` keeps
+every answer until ``release()`` (a model that is slow for as long as a test needs).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
@@ -26,7 +36,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAKE_MODEL = "fake-model-1"
-_FACT_TAG = re.compile(r'<fact id="(\d+)"')
+_CLUSTER = re.compile(r'<cluster id="(\d+)"[^>]*>(.*?)</cluster>', re.DOTALL)
+_FACT_LINE = re.compile(r"^(\d+): (.+?) ([A-Z][A-Z_]{2,}) (.+)$", re.MULTILINE)
+_EPISODE = re.compile(r'<ep id="(\d+)"')
+PHRASES = {
+    "DEPENDS_ON": "waits on", "RESPONSIBLE_FOR": "owns", "MEMBER_OF": "is a member of",
+    "HAS_STATUS": "is", "REPORTED": "reported", "AFFECTS": "affects",
+    "PRECEDED_BY": "came after", "ON_PLAN": "is on", "USES": "uses",
+}
+"""How the default responder words each relation (what the grounding check accepts)."""
 
 
 @dataclass(frozen=True)
@@ -76,8 +94,11 @@ class Behaviour:
     delay: float = 0.0
     """Seconds to wait before answering (longer than the client's timeout = a timeout)."""
     finish_reason: str = "stop"
-    prompt_tokens: int = 11
-    completion_tokens: int = 7
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    """``None``: counted (see the module text)."""
+    no_choices: bool = False
+    """Answer 200 with an empty ``choices`` list."""
 
 
 Responder = Callable[[FakeRequest], Behaviour]
@@ -88,19 +109,33 @@ def json_reply(content: Any, **kwargs: Any) -> Behaviour:
 
 
 def default_responder(request: FakeRequest) -> Behaviour:
-    """A valid answer built from the request: a summary citing every fact shown in the prompt,
-    or an empty extraction."""
-    if "summary" in request.schema_name:
-        fact_ids = sorted({int(i) for i in _FACT_TAG.findall(request.prompt)})
-        if not fact_ids:
-            return json_reply({"name": "Nothing to cite", "summary": "", "claims": []})
-        claim = f"These {len(fact_ids)} facts form a recurring pattern worth investigating."
-        return json_reply({
-            "name": "Recurring pattern",
-            "summary": claim,
-            "claims": [{"text": claim, "fact_ids": fact_ids}],
-        })
-    return json_reply({"entities": [], "facts": [], "closures": []})
+    """A valid answer built from the request: grounded claims for each cluster of a summary
+    prompt, an empty extraction for each episode of an extraction prompt."""
+    prompt = request.prompt
+    if "<cluster " in prompt:
+        return json_reply(summaries_for(prompt))
+    if "summary" in request.schema_name:  # an entity summary
+        return json_reply({"summary": "Nothing to add."})
+    episodes = [int(i) for i in _EPISODE.findall(prompt)]
+    return json_reply({"episodes": [{"id": i, "entities": [], "facts": [], "ended": []}
+                                    for i in episodes]})
+
+
+def summaries_for(prompt: str) -> dict[str, Any]:
+    """One claim per shown fact (at most five a cluster), worded by its relation."""
+    clusters = []
+    for number, body in _CLUSTER.findall(prompt):
+        claims = []
+        for fact, source, relation, target in _FACT_LINE.findall(body)[:5]:
+            phrase = PHRASES.get(relation, "relates to")
+            text = f"{html.unescape(source)} {phrase} {html.unescape(target)}"
+            if relation == "PRECEDED_BY":
+                text += ", a recurring pattern worth investigating"
+            claims.append({"text": text + ".", "facts": [int(fact)]})
+        first = _FACT_LINE.search(body)
+        name = f"Pattern around {html.unescape(first.group(4))}" if first else "Pattern"
+        clusters.append({"id": int(number), "name": name, "claims": claims})
+    return {"clusters": clusters}
 
 
 class FakeOpenAI:
@@ -109,9 +144,12 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[FakeRequest] = []
         self.responder: Responder = default_responder
+        self.refusing_json_schema = False
         self._queue: deque[Behaviour] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._released = threading.Event()
+        self._released.set()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         # Do not join handler threads on close: a client's idle keep-alive connection would
@@ -135,6 +173,7 @@ class FakeOpenAI:
     def stop(self) -> None:
         # Wake any handler sleeping in a stall so the thread ends with the test.
         self._stopping.set()
+        self._released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -165,6 +204,31 @@ class FakeOpenAI:
         """Answer the next request only after ``seconds`` (longer than the client's timeout)."""
         self.enqueue(Behaviour(delay=seconds, content="{}"))
 
+    def empty_choices(self) -> None:
+        """Answer the next request with a 200 whose ``choices`` list is empty."""
+        self.enqueue(Behaviour(no_choices=True))
+
+    def refuse_json_schema(self, refuse: bool = True) -> None:
+        """Answer 400 to every request asking for a ``json_schema`` response format."""
+        self.refusing_json_schema = refuse
+
+    def hold(self) -> None:
+        """Keep every answer (of requests already waiting and to come) until ``release``."""
+        self._released.clear()
+
+    def release(self) -> None:
+        self._released.set()
+
+    def wait_for_requests(self, count: int, timeout: float = 30.0) -> bool:
+        """Block until ``count`` completion requests have arrived (for tests of work that runs
+        in another thread); False if they did not within ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.completions()) >= count:
+                return True
+            time.sleep(0.01)
+        return False
+
     @property
     def pending(self) -> int:
         """Queued behaviours not yet consumed."""
@@ -177,6 +241,12 @@ class FakeOpenAI:
     def _next(self, request: FakeRequest) -> Behaviour:
         with self._lock:
             self.requests.append(request)
+            fmt = (request.body.get("response_format") or {}).get("type")
+            if self.refusing_json_schema and fmt == "json_schema":
+                body = json.dumps({"error": {
+                    "message": "response_format.type 'json_schema' is not supported",
+                    "type": "invalid_request_error", "code": "400"}}).encode()
+                return Behaviour(status=400, body=body)
             if self._queue:
                 return self._queue.popleft()
         return self.responder(request)
@@ -220,6 +290,9 @@ class FakeOpenAI:
                     self._send(404, b'{"error": {"message": "not found"}}', {})
                     return
                 behaviour = fake._next(request)
+                fake._released.wait()
+                if fake._stopping.is_set():
+                    return
                 if behaviour.delay and fake._stopping.wait(behaviour.delay):
                     return
                 self._send(behaviour.status, render(behaviour, body), behaviour.headers)
@@ -241,24 +314,35 @@ class FakeOpenAI:
 
 
 def render(behaviour: Behaviour, request_body: dict[str, Any]) -> bytes:
-    """The HTTP body for a behaviour: its raw body, else an OpenAI ``chat.completion``."""
+    """The HTTP body for a behaviour: its raw body, else an OpenAI ``chat.completion`` with its
+    usage given or counted."""
+    from memory.bench.tokens import chat_prompt_tokens, count
+
     if behaviour.body is not None:
         return behaviour.body
+    prompt_tokens = behaviour.prompt_tokens
+    if prompt_tokens is None:
+        prompt_tokens = chat_prompt_tokens(request_body.get("messages") or [],
+                                           request_body.get("response_format"))
+    completion_tokens = behaviour.completion_tokens
+    if completion_tokens is None:
+        completion_tokens = count(behaviour.content or "")
+    choices = [] if behaviour.no_choices else [{
+        "index": 0,
+        "message": {"role": "assistant", "content": behaviour.content, "refusal": None},
+        "finish_reason": behaviour.finish_reason,
+        "logprobs": None,
+    }]
     completion = {
         "id": f"chatcmpl-fake-{time.monotonic_ns()}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": str(request_body.get("model", FAKE_MODEL)),
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": behaviour.content, "refusal": None},
-            "finish_reason": behaviour.finish_reason,
-            "logprobs": None,
-        }],
+        "choices": choices,
         "usage": {
-            "prompt_tokens": behaviour.prompt_tokens,
-            "completion_tokens": behaviour.completion_tokens,
-            "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
         },
     }
     return json.dumps(completion).encode()
