@@ -9,12 +9,14 @@ graph to settle — so a new episode's observations appear without any worker.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import batched
 
 from celery import shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from memory import entity_summaries, pipeline, processing
@@ -28,6 +30,8 @@ SWEEP_LIMIT = 500
 PENDING_GRACE_SECONDS = 120
 """A pending episode older than this was never picked up (e.g. Redis was down): enqueue it."""
 QUEUED_RUN_GRACE_SECONDS = 300
+ENTITY_RETRY_LIMIT = 50
+"""Pending entity summaries one sweep hands out (their worker's breaker stops a dead model)."""
 
 
 def _eager() -> bool:
@@ -131,6 +135,37 @@ def sweep() -> dict[str, int]:
         if pipeline.settle_delay(graph, now=now) is not None:
             schedule_pipeline(graph.pk)
             counts["graphs"] += 1
+    counts.update(retry_model_stand_ins(now=now))
+    return counts
+
+
+def pending_retry_seconds() -> float:
+    """How long after a graph's last run the sweep asks the model again for its stand-ins."""
+    return float(getattr(settings, "LLM_PENDING_RETRY_SECONDS", 600))
+
+
+def retry_model_stand_ins(*, now: datetime) -> dict[str, int]:
+    """Templates written because the model failed are asked for again: a run for each graph
+    with pending observation summaries whose last run is old enough (the run's breaker stops it
+    after a few calls if the model is still down), and the pending entity summaries."""
+    from memory.llm import llm_enabled
+
+    counts = {"pending_summary_runs": 0, "pending_entity_summaries": 0}
+    if not llm_enabled():
+        return counts
+    quiet_since = now - timedelta(seconds=pending_retry_seconds())
+    for graph_id in pipeline.graphs_with_pending_summaries(limit=SWEEP_LIMIT):
+        recent = PipelineRun.objects.filter(graph_id=graph_id).filter(
+            Q(created_at__gte=quiet_since) | Q(status__in=[PipelineRun.Status.QUEUED,
+                                                          PipelineRun.Status.RUNNING]))
+        if recent.exists():
+            continue
+        graph = Graph.objects.get(pk=graph_id)
+        start_run(pipeline.request_run(graph, trigger=PipelineRun.Trigger.SWEEP))
+        counts["pending_summary_runs"] += 1
+    for entity_id in entity_summaries.pending_entities(limit=ENTITY_RETRY_LIMIT):
+        summarize_entity_later(entity_id)
+        counts["pending_entity_summaries"] += 1
     return counts
 
 

@@ -14,6 +14,7 @@ from memory.models import (
     Fact,
     FactEvidence,
     Graph,
+    LLMCall,
     Membership,
     Observation,
     PipelineRun,
@@ -165,3 +166,18 @@ class ObservationFactory(factory.django.DjangoModelFactory):
     generator = "template"
     created_by_run = factory.SubFactory(PipelineRunFactory, graph=factory.SelfAttribute("..graph"))
     created_at = MONDAY
+
+
+class LLMCallFactory(factory.django.DjangoModelFactory):
+    """One audited model call (an attempt that answered, by default)."""
+
+    class Meta:
+        model = LLMCall
+
+    graph = factory.SubFactory(GraphFactory)
+    purpose = LLMCall.Purpose.EXTRACTION
+    model = "fake-model-1"
+    prompt_version = "extract-2"
+    tokens_in = 300
+    tokens_out = 60
+    outcome = LLMCall.Outcome.OK

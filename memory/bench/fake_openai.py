@@ -117,7 +117,7 @@ def default_responder(request: FakeRequest) -> Behaviour:
     if "summary" in request.schema_name:  # an entity summary
         return json_reply({"summary": "Nothing to add."})
     episodes = [int(i) for i in _EPISODE.findall(prompt)]
-    return json_reply({"episodes": [{"id": i, "entities": [], "facts": [], "ended": []}
+    return json_reply({"episodes": [{"id": i, "entities": [], "facts": []}
                                     for i in episodes]})
 
 

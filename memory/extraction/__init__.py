@@ -61,6 +61,8 @@ class Extraction:
     """Who "I" / "we" is, when the episode has an author."""
     dropped: list[str] = field(default_factory=list)
     """What the extractor saw but would not turn into facts (unknown relation, self-loop...)."""
+    model_failure: str = ""
+    """Why the rules read an episode the model should have read ("model failed: timeout")."""
 
     def all_entities(self) -> list[ExtractedEntity]:
         """Every entity mentioned, deduplicated in first-mention order."""

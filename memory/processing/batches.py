@@ -27,7 +27,7 @@ from memory.extraction import Extraction
 from memory.graph_settings import ontology_for
 from memory.models import Episode, Graph
 from memory.names import normalize_name
-from memory.processing.reading import NamesRead, extract_episode, rereadable
+from memory.processing.reading import NamesRead, extract_episode, extract_episodes, rereadable
 from memory.processing.recording import (
     EpisodeOutcome,
     FactBatch,
@@ -59,9 +59,10 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
     ontology = ontology_for(graph)
     index = name_index(graph)
     # Extract before taking the graph's lock: a model call may take seconds, and its audit rows
-    # must survive even if the transaction below rolls back.
-    drafts = [(extract_episode(e, ontology, reads := NamesRead(index.types)), reads)
-              for e in episodes]
+    # must survive even if the transaction below rolls back. A model reads the batch in a few
+    # calls rather than one per episode.
+    reads = [NamesRead(index.types) for _ in episodes]
+    drafts = list(zip(extract_episodes(episodes, ontology, reads), reads, strict=True))
     try:
         with transaction.atomic():
             locked = Graph.objects.select_for_update().get(pk=graph.pk)
@@ -117,7 +118,9 @@ def _apply(
         if extraction.author is not None else None
     )
     episode.status = Episode.Status.PROCESSED
-    episode.extractor = extraction.extractor
+    # A rules reading that stood in for a failed model says so on the episode.
+    episode.extractor = (f"{extraction.extractor} ({extraction.model_failure})"[:80]
+                         if extraction.model_failure else extraction.extractor)
     episode.error = ""
     episode.processed_at = timezone.now()
     return outcome

@@ -101,10 +101,13 @@ def process_episodes(episode_ids: list[int], *, batch_size: int = BATCH_SIZE) ->
     at a time in this order. Queries per batch: the claim (3), the transaction's fixed ones and
     one per episode that creates entities or reaches facts the batch had not read.
 
-    With a model extracting, each episode gets its own transaction: its extraction happens before
-    the graph's lock is taken, and a model call may take seconds."""
+    With a model extracting, a batch is one model call's worth of episodes
+    (``LLM_EXTRACTION_BATCH_SIZE``): its extraction happens before the graph's lock is taken,
+    and a model call may take seconds."""
     if settings.LLM_EXTRACTION:
-        batch_size = 1
+        from memory.extraction.llm import batch_size as model_batch_size
+
+        batch_size = min(batch_size, model_batch_size())
     counts: Counter[str] = Counter()
     for start in range(0, len(episode_ids), batch_size):
         episodes = claim_episodes(episode_ids[start : start + batch_size])

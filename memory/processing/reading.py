@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -60,8 +60,21 @@ def author_type_for(episode: Episode, known: dict[str, str]) -> str:
 
 
 def extract_episode(
-    episode: Episode, ontology: Ontology, known: Mapping[str, str]
+    episode: Episode, ontology: Ontology, known: Mapping[str, str], *, model: bool = True
 ) -> Extraction:
+    """One episode's extraction: supplied facts, else the model (when configured and ``model``),
+    else the rules."""
+    if model and wants_model(episode):
+        return extract_episodes([episode], ontology, [known])[0]
+    return read_without_model(episode, ontology, known)
+
+
+def wants_model(episode: Episode) -> bool:
+    return bool(settings.LLM_EXTRACTION) and not (episode.supplied or {}).get("facts")
+
+
+def read_without_model(episode: Episode, ontology: Ontology, known: Mapping[str, str],
+                       *, model_failure: str = "") -> Extraction:
     author_type = author_type_for(episode, known)
     supplied = episode.supplied or {}
     if supplied.get("facts"):
@@ -69,13 +82,6 @@ def extract_episode(
             supplied, author=episode.author, author_type=author_type, ontology=ontology,
             known_entities=known,
         )
-    if settings.LLM_EXTRACTION:
-        from memory.extraction.llm import extract_with_model
-
-        extraction = extract_with_model(episode, ontology=ontology, known_entities=known,
-                                        author_type=author_type)
-        if extraction is not None:
-            return extraction
     extraction = extract_with_rules(
         episode_text(episode),
         author=episode.author,
@@ -84,12 +90,52 @@ def extract_episode(
         known_entities=known,
         author_type=author_type,
     )
+    extraction.model_failure = model_failure
     for entity in supplied.get("entities", []):
         if entity.get("type"):
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
     return extraction
+
+
+def extract_episodes(
+    episodes: Sequence[Episode], ontology: Ontology, knowns: Sequence[Mapping[str, str]]
+) -> list[Extraction]:
+    """The extractions of a batch, in order: the episodes the model should read are read in
+    calls of up to ``LLM_EXTRACTION_BATCH_SIZE`` (``memory.extraction.llm``); whatever it could
+    not read (the call failed, nothing usable) is read by the rules, the reason kept on the
+    extraction. ``knowns``: each episode's view of the known names (its ``NamesRead``)."""
+    from memory.extraction.llm import batch_size, extract_batch
+    from memory.llm import worker_breaker
+    from memory.models import LLMCall
+    from memory.spend import Budget
+
+    results: list[Extraction | None] = [None] * len(episodes)
+    wanted = [i for i, e in enumerate(episodes) if wants_model(e)]
+    if wanted:
+        graph = episodes[wanted[0]].graph
+        breaker = worker_breaker(LLMCall.Purpose.EXTRACTION)
+        budget = Budget.for_graph(graph)
+        size = batch_size()
+        for start in range(0, len(wanted), size):
+            chunk = wanted[start:start + size]
+            # One view of the known names for the call: the first episode's (they are the same
+            # mapping until the batch is applied).
+            outcomes = extract_batch(
+                [episodes[i] for i in chunk], ontology=ontology, known_entities=knowns[chunk[0]],
+                author_types={episodes[i].pk: author_type_for(episodes[i], knowns[i])
+                              for i in chunk},
+                breaker=breaker, budget=budget,
+            )
+            for i in chunk:
+                outcome = outcomes[episodes[i].pk]
+                results[i] = outcome.extraction or read_without_model(
+                    episodes[i], ontology, knowns[i], model_failure=outcome.failure)
+    return [
+        result if result is not None else read_without_model(episode, ontology, known)
+        for result, episode, known in zip(results, episodes, knowns, strict=True)
+    ]
 
 
 def rereadable(extraction: Extraction) -> bool:

@@ -10,6 +10,7 @@ import pytest
 from memory.models import Claim, Episode, Fact, Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
+from tests.factories import LLMCallFactory
 from tests.memory.test_processing import SEED
 
 SHIPPED = {"external_id": "ship", "author": "Dana", "reference_time": "2026-12-02T10:00:00+00:00",
@@ -217,3 +218,118 @@ def test_with_a_model_the_summary_is_the_models_and_unchanged_evidence_costs_no_
     assert calls == 1
     assert run.counts["untouched"] == 1
     assert len(fake_openai.completions()) == calls
+
+
+# -- the model path: breaker, pending stand-ins ---------------------------------------------------
+
+CODENAMES = ["amber", "cobalt", "crimson", "indigo", "jade", "scarlet"]
+
+
+def chains(count: int) -> list[dict[str, str]]:
+    """``count`` independent dependency chains: two workstreams waiting on one refactor each."""
+    records = []
+    for i, code in enumerate(CODENAMES[:count]):
+        for j, (person, item) in enumerate((("Maya", "migration"), ("Noah", "rollout"))):
+            records.append({
+                "external_id": f"{code}-{j}", "author": f"{person} {code.title()}",
+                "reference_time": f"2026-11-{10 + i:02d}T09:0{j}:00+00:00",
+                "content": f"The {code} {item} is blocked by the {code} refactor.",
+            })
+    return records
+
+
+@pytest.mark.django_db
+def test_a_dead_model_is_left_alone_after_the_breaker_opens_even_across_skipped_clusters(
+    graph: Graph, ingest: IngestFn, fake_openai, settings
+) -> None:
+    settings.LLM_ENABLED = False
+    ingest(graph, chains(5))  # episodes and facts first, without the model
+    settings.LLM_ENABLED = True
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_SUMMARY_BATCH_SIZE = 1
+    settings.LLM_BREAKER_FAILURES = 3
+    Observation.objects.all().delete()  # as if never summarized: five clusters to write
+    fake_openai.fail(500, times=50)
+
+    run = run_pipeline(graph)
+
+    # Three failed calls open the breaker; the two clusters after it are not sent at all.
+    assert len(fake_openai.completions()) == 3
+    assert run.counts["llm"]["breaker"] == "open"
+    observations = active(graph)
+    assert len(observations) == 5
+    assert all(o.generator == "template" and o.summary_pending for o in observations)
+    reasons = sorted(o.summary_fallback for o in observations)
+    assert reasons == ["model failed: error"] * 3 + [
+        "model paused after 3 failures in a row (error)"] * 2
+    assert run.counts["llm"]["pending"] == 5
+
+
+@pytest.mark.django_db
+def test_a_pending_stand_in_is_rewritten_by_the_model_on_the_next_run_as_a_new_version(
+    graph: Graph, ingest: IngestFn, fake_openai, settings
+) -> None:
+    settings.LLM_TIMEOUT_SECONDS = 0.3
+    fake_openai.stall(5)  # the run after ingestion: the model does not answer in time
+    ingest(graph, SEED)
+    (stand_in,) = active(graph)
+    assert (stand_in.generator, stand_in.summary_pending) == ("template", True)
+    assert stand_in.summary_fallback == "model failed: timeout"
+
+    run = run_pipeline(graph)  # same evidence, the model answers now
+
+    (written,) = active(graph)
+    assert written.generator == "fake-model-1" and not written.summary_pending
+    assert (written.lineage, written.version) == (stand_in.lineage, stand_in.version + 1)
+    assert written.predecessors.get() == stand_in
+    stand_in.refresh_from_db()
+    assert (stand_in.status, stand_in.retired_reason) == ("retired", "superseded")
+    assert run.counts["resummarized"] == 1 and run.counts["untouched"] == 1
+    # Nothing was lost: the same episodes and facts back the model's version.
+    assert set(written.episodes.all()) == set(stand_in.episodes.all())
+    assert set(written.facts.all()) == set(stand_in.facts.all())
+    calls = len(fake_openai.completions())
+
+    run_pipeline(graph)
+
+    assert len(fake_openai.completions()) == calls  # no longer pending: nothing to ask
+
+
+@pytest.mark.django_db
+def test_a_stand_in_stays_as_it_is_while_the_model_still_fails(
+    graph: Graph, ingest: IngestFn, fake_openai, settings
+) -> None:
+    settings.LLM_MAX_RETRIES = 0
+    fake_openai.fail(503, times=2)
+    ingest(graph, SEED)
+    (stand_in,) = active(graph)
+
+    run = run_pipeline(graph)
+
+    assert active(graph) == [stand_in]  # no new version for nothing
+    assert Observation.objects.filter(graph=graph).count() == 1
+    assert run.counts["llm"]["still_pending"] == 1
+    assert len(fake_openai.completions()) == 2
+
+
+@pytest.mark.django_db
+def test_a_spent_budget_leaves_the_template_pending_until_there_is_budget_again(
+    graph: Graph, ingest: IngestFn, fake_openai
+) -> None:
+    graph.settings = {"monthly_token_budget": 1000}
+    graph.save()
+    LLMCallFactory(graph=graph, tokens_in=900, tokens_out=100)  # this month's spend so far
+    ingest(graph, SEED)
+
+    (observation,) = active(graph)
+    assert (observation.summary_fallback, observation.summary_pending) == (
+        "monthly model budget spent", True)
+    assert fake_openai.requests == []
+    calls = 0
+
+    graph.settings = {"monthly_token_budget": 1_000_000}
+    graph.save()
+    run_pipeline(graph)
+
+    assert active(graph)[0].generator == "fake-model-1"
+    assert len(fake_openai.completions()) == calls + 1
