@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: model work a request queues starts once the view has returned (embedded default).
+    "memory.background.AfterResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -174,6 +176,17 @@ LLM_RETRY_BACKOFF_SECONDS = env_float("LLM_RETRY_BACKOFF_SECONDS", 1.0)
 LLM_RETRY_MAX_WAIT_SECONDS = env_float("LLM_RETRY_MAX_WAIT_SECONDS", 20.0)
 # Sent only when set: some reasoning models reject any temperature.
 LLM_TEMPERATURE = env_float("LLM_TEMPERATURE", 0.0) if env_str("LLM_TEMPERATURE") else None
+# Cost: updates per extraction call, clusters per summary call (memory.extraction.llm,
+# memory.summarize).
+LLM_EXTRACTION_BATCH_SIZE = env_int("LLM_EXTRACTION_BATCH_SIZE", 16)
+LLM_SUMMARY_BATCH_SIZE = env_int("LLM_SUMMARY_BATCH_SIZE", 8)
+# Breakers (memory.llm.Breaker): failed calls in a row before the model is left alone, and how
+# long before one trial call; a model found unusable is checked again after this long; the sweep
+# asks again for templates written because the model failed once a graph's last run is this old.
+LLM_BREAKER_FAILURES = env_int("LLM_BREAKER_FAILURES", 3)
+LLM_BREAKER_COOLDOWN_SECONDS = env_float("LLM_BREAKER_COOLDOWN_SECONDS", 60.0)
+LLM_ENDPOINT_RECHECK_SECONDS = env_float("LLM_ENDPOINT_RECHECK_SECONDS", 3600.0)
+LLM_PENDING_RETRY_SECONDS = env_float("LLM_PENDING_RETRY_SECONDS", 600.0)
 
 # --- Auth, i18n, static -------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

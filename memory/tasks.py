@@ -3,7 +3,14 @@
 
 Without a broker (the embedded default) Celery runs eagerly: the same tasks run in-process right
 after the ingesting transaction commits, and the pipeline runs at once instead of waiting for the
-graph to settle — so a new episode's observations appear without any worker.
+graph to settle — so a new episode's observations appear without any worker. With a model
+configured, work that may call it is not run inside a request: it goes to the web process's
+background thread once the response is made (``memory.background``), so no page or API call waits
+for the model.
+
+With a model extracting, an update that arrives alone waits up to ``model_wait_seconds`` for
+others of its graph to share its extraction call (``memory.processing.model_queue``): a Celery
+countdown in production, a delayed job of the background thread in the embedded default.
 """
 
 from __future__ import annotations
@@ -19,9 +26,11 @@ from django.db import OperationalError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memory import entity_summaries, pipeline, processing
+from memory import background, entity_summaries, pipeline, processing
 from memory.api.idempotency import purge_expired
+from memory.llm import llm_enabled
 from memory.models import Episode, Graph, PipelineRun
+from memory.processing import model_queue
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +53,19 @@ def _settle_key(graph_id: int) -> str:
     return f"settle:{graph_id}"
 
 
+def _extract_key(graph_id: int) -> str:
+    return f"extract:{graph_id}"
+
+
+def model_work(fn, *args: object) -> None:  # type: ignore[no-untyped-def]
+    """Run ``fn`` now, unless it would run the model inside a request of the embedded default:
+    then after the response, in the background thread."""
+    if _eager() and llm_enabled() and background.in_request():
+        background.after_response(fn, *args)
+    else:
+        fn(*args)
+
+
 @shared_task(
     name="memory.process_episode",
     autoretry_for=(OperationalError,),
@@ -52,6 +74,13 @@ def _settle_key(graph_id: int) -> str:
     max_retries=5,
 )
 def process_episode(episode_id: int) -> str:
+    if settings.LLM_EXTRACTION and not _eager():
+        # Read with the others of its graph once they are due (the sweep lands here too).
+        graph_id = Episode.objects.filter(pk=episode_id).values_list("graph_id", flat=True).first()
+        if graph_id is None:
+            return "gone"
+        schedule_extraction(graph_id)
+        return "waiting"
     return processing.process_episode(episode_id)
 
 
@@ -64,6 +93,60 @@ def process_episode(episode_id: int) -> str:
 )
 def process_episodes(episode_ids: list[int]) -> dict[str, int]:
     return dict(processing.process_episodes(episode_ids))
+
+
+@shared_task(name="memory.extract_when_due", bind=True, max_retries=None,
+             autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300)
+def extract_when_due(self, graph_id: int) -> str:  # type: ignore[no-untyped-def]
+    """Read a graph's pending updates with the model once they are due (a full batch, or the
+    oldest has waited ``model_wait_seconds``); until then, wait."""
+    graph = Graph.objects.filter(pk=graph_id).first()
+    if graph is None:
+        return "gone"
+    delay = model_queue.extraction_delay(graph)
+    if delay is None:
+        cache.delete(_extract_key(graph_id))
+        return "idle"
+    if delay > 0 and not _eager():
+        cache.set(_extract_key(graph_id), 1, timeout=int(delay) + 120)
+        self.apply_async((graph_id,), countdown=delay)
+        return "waiting"
+    cache.delete(_extract_key(graph_id))
+    counts = model_queue.extract_due(graph) or {}
+    schedule_pipeline(graph_id)
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "idle"
+
+
+def schedule_extraction(graph_id: int, *, in_background: bool = False) -> None:
+    """Read the graph's pending updates with the model when they are due: a Celery countdown
+    with a broker (one waiting check per graph), the background thread's delayed job in the
+    embedded default's web process, at once anywhere else (a command, a test)."""
+    if not _eager():
+        if cache.add(_extract_key(graph_id), 1, timeout=600) and not _send(extract_when_due,
+                                                                            graph_id):
+            cache.delete(_extract_key(graph_id))
+        return
+    if in_background:
+        extract_in_background(graph_id)
+        return
+    graph = Graph.objects.filter(pk=graph_id).first()
+    if graph is not None:
+        processing.process_episodes(model_queue.pending_ids(graph))
+
+
+def extract_in_background(graph_id: int) -> None:
+    """The embedded default's ``extract_when_due``: in the background thread, delayed."""
+    graph = Graph.objects.filter(pk=graph_id).first()
+    if graph is None:
+        return
+    delay = model_queue.extraction_delay(graph)
+    if delay is None:
+        return
+    if delay > 0:
+        background.later(extract_in_background, graph_id, delay=delay)
+        return
+    model_queue.extract_due(graph)
+    schedule_pipeline(graph_id)
 
 
 @shared_task(name="memory.run_pipeline_when_settled", bind=True, max_retries=None)
@@ -191,23 +274,28 @@ def schedule_pipeline(graph_id: int) -> None:
 
 
 def start_run(run: PipelineRun) -> None:
-    """Enqueue a queued run after the current transaction commits."""
-    transaction.on_commit(lambda: _send(execute_run, run.pk))
+    """Enqueue a queued run after the current transaction commits (after the response, with a
+    model, in the embedded default)."""
+    transaction.on_commit(lambda: model_work(_send, execute_run, run.pk))
 
 
 def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
     """After the current transaction commits: process the episodes (in batches, one transaction
-    each; a single one as itself), then let the graph settle and run its pipeline once."""
+    each; a single one as itself — or, when a model extracts, with the others of its graph once
+    they are due), then let the graph settle and run its pipeline once."""
+    deferred = _eager() and llm_enabled() and background.in_request()
 
     def send() -> None:
-        if len(episode_ids) == 1:
+        if settings.LLM_EXTRACTION and len(episode_ids) == 1:
+            schedule_extraction(graph_id, in_background=deferred)
+        elif len(episode_ids) == 1:
             _send(process_episode, episode_ids[0])
         else:
             for batch in batched(episode_ids, processing.BATCH_SIZE):
                 _send(process_episodes, list(batch))
         schedule_pipeline(graph_id)
 
-    transaction.on_commit(send)
+    transaction.on_commit(lambda: model_work(send))
 
 
 @shared_task(name="memory.summarize_entity", autoretry_for=(OperationalError,), retry_backoff=5,
@@ -218,5 +306,6 @@ def summarize_entity(entity_id: int) -> str:
 
 
 def summarize_entity_later(entity_id: int) -> None:
-    """After the current transaction commits (at once outside one), write the entity's summary."""
-    transaction.on_commit(lambda: _send(summarize_entity, entity_id))
+    """After the current transaction commits (at once outside one), write the entity's summary
+    — after the response in the embedded default's web process."""
+    transaction.on_commit(lambda: model_work(_send, summarize_entity, entity_id))

@@ -12,6 +12,7 @@ from memory.entity_summaries import (
     SummaryState,
     current_facts_of,
     fingerprint,
+    pending_entities,
     summary_for_page,
     write_summary,
 )
@@ -130,16 +131,66 @@ def test_a_summary_that_asserts_a_cause_falls_back_to_the_template(
     assert len(fake_openai.completions()) == 1
 
 
-def test_a_failing_model_falls_back_to_the_template(
-    fake_openai: FakeOpenAI, refactor: Entity, viewed
+def test_a_failing_model_leaves_a_pending_template_that_the_next_view_asks_again_for(
+    fake_openai: FakeOpenAI, refactor: Entity, django_capture_on_commit_callbacks
 ) -> None:
     fake_openai.fail(500, times=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        page_summary(refactor)  # queues the model's summary, which fails
 
-    _, state = viewed(refactor)
-
-    assert state.generator == "template"
+    refactor.refresh_from_db()
+    assert (refactor.summary_generator, refactor.summary_fallback) == (
+        "template", "model failed: error")
     assert LLMCall.objects.filter(purpose=LLMCall.Purpose.ENTITY_SUMMARY,
                                   outcome="error").count() == 3
+    fake_openai.reply_json({"summary": "Owned by the Backend Team."})
+
+    with django_capture_on_commit_callbacks(execute=True):
+        shown = page_summary(refactor)  # the stand-in is shown and asked for again
+
+    assert shown.fallback == "model failed: error" and shown.generator == "template"
+    assert page_summary(refactor) == SummaryState("Owned by the Backend Team.", FAKE_MODEL)
+
+
+def test_a_timeout_is_a_pending_stand_in_and_the_sweep_asks_again(
+    fake_openai: FakeOpenAI, refactor: Entity, settings, django_capture_on_commit_callbacks
+) -> None:
+    from memory import tasks
+
+    settings.LLM_TIMEOUT_SECONDS = 0.3
+    fake_openai.stall(5)
+    assert write_summary(refactor.pk) == "template (model failed: timeout)"
+    assert pending_entities(limit=10) == [refactor.pk]
+    fake_openai.reply_json({"summary": "Owned by the Backend Team."})
+
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = tasks.sweep()
+
+    assert counts["pending_entity_summaries"] == 1
+    refactor.refresh_from_db()
+    assert (refactor.summary, refactor.summary_generator, refactor.summary_fallback) == (
+        "Owned by the Backend Team.", FAKE_MODEL, "")
+    assert pending_entities(limit=10) == []
+
+
+def test_a_dead_model_costs_a_few_calls_per_worker_not_one_per_entity(
+    fake_openai: FakeOpenAI, graph: Graph, settings
+) -> None:
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_BREAKER_FAILURES = 2
+    fake_openai.fail(503, times=50)
+    entities = []
+    for n in range(5):
+        entity = EntityFactory(graph=graph, name=f"Service {n}")
+        FactFactory(graph=graph, source__name=f"Team {n}", source__type="Team",
+                    relation="RESPONSIBLE_FOR", target=entity)
+        entities.append(entity)
+
+    results = [write_summary(e.pk) for e in entities]
+
+    assert len(fake_openai.completions()) == 2
+    assert results[:2] == ["template (model failed: error)"] * 2
+    assert results[2:] == ["template (model paused after 2 failures in a row (error))"] * 3
 
 
 def test_writing_twice_is_harmless(refactor: Entity) -> None:
