@@ -16,10 +16,11 @@ DEFAULTS: dict[str, Any] = {
     # Pipeline orchestration.
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no
-    # limit (memory.spend); how long a new update may wait for others to share its extraction
-    # call (memory.processing.model_batches).
+    # limit (memory.spend); how long new updates may wait for others to share their extraction
+    # call (memory.processing.model_queue): a day, so that a graph of a few updates a day costs
+    # about a quarter of a call per update (README, "What the model costs").
     "monthly_token_budget": None,
-    "model_wait_seconds": 900,
+    "model_wait_seconds": 86_400,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}

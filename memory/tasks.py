@@ -113,6 +113,8 @@ def extract_when_due(self, graph_id: int) -> str:  # type: ignore[no-untyped-def
         return "waiting"
     cache.delete(_extract_key(graph_id))
     counts = model_queue.extract_due(graph) or {}
+    if model_queue.extraction_delay(graph) is not None:
+        schedule_extraction(graph_id)  # a remainder keeps waiting for its batch
     schedule_pipeline(graph_id)
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "idle"
 
@@ -146,6 +148,9 @@ def extract_in_background(graph_id: int) -> None:
         background.later(extract_in_background, graph_id, delay=delay)
         return
     model_queue.extract_due(graph)
+    remaining = model_queue.extraction_delay(graph)
+    if remaining is not None:
+        background.later(extract_in_background, graph_id, delay=remaining)
     schedule_pipeline(graph_id)
 
 
@@ -286,7 +291,8 @@ def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
     deferred = _eager() and llm_enabled() and background.in_request()
 
     def send() -> None:
-        if settings.LLM_EXTRACTION and len(episode_ids) == 1:
+        if settings.LLM_EXTRACTION and (deferred or not _eager()):
+            # Read with the others of the graph once due (see memory.processing.model_queue).
             schedule_extraction(graph_id, in_background=deferred)
         elif len(episode_ids) == 1:
             _send(process_episode, episode_ids[0])

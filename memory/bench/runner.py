@@ -20,7 +20,6 @@ on the server.
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import resource
 import secrets
@@ -61,7 +60,7 @@ from memory.models import (
 )
 from memory.pipeline import run_pipeline
 from memory.snapshot import load_details, load_rows, load_snapshot
-from memory.summarize import ClusterEvidence, ModelSummarizer
+from memory.summarize import ClusterEvidence, summarize_clusters
 
 
 @dataclass(frozen=True)
@@ -222,14 +221,14 @@ class Case:
         clusters = result.clusters
         details = load_details(snapshot.rows, {f for c in clusters for f in c.fact_ids},
                                {e for c in clusters for e in c.episode_ids})
-        for cluster in clusters:
-            structure = analyse_cluster(cluster, details.facts, details.entities,
-                                        details.episodes)
-            evidence = ClusterEvidence(cluster, structure, details.facts, details.entities,
-                                       details.episodes, details.episode_texts,
-                                       details.fact_sentences)
-            key = hashlib.sha256(f"naive|{name}|{cluster.fingerprint}".encode()).hexdigest()
-            ModelSummarizer(evidence, graph=self.graph, run=None, cache_key=key).summarize()
+        items = [
+            ClusterEvidence(cluster, analyse_cluster(cluster, details.facts, details.entities,
+                                                     details.episodes),
+                            details.facts, details.entities, details.episodes)
+            for cluster in clusters
+        ]
+        # One call per cluster, no cache: what a pipeline without either does.
+        summarize_clusters(items, graph=self.graph, use_cache=False, size=1)
         return self._calls() - calls, time.perf_counter() - started
 
     def _incremental(self) -> None:

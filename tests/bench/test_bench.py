@@ -74,7 +74,8 @@ def test_quick_bench_counts_fewer_model_calls_than_the_naive_pipeline(tmp_path: 
 
     [result] = json.loads((tmp_path / "bench.json").read_text())["results"]
     llm = result["llm"]
-    assert llm["run1"]["calls"] == llm["run1"]["naive_calls"] > 0
+    # Several clusters share a summary call; the naive pipeline asks once per cluster.
+    assert 0 < llm["run1"]["calls"] < llm["run1"]["naive_calls"]
     assert llm["incremental"]["calls"] < llm["incremental"]["naive_calls"]
     assert result["alternatives"]["networkx"]["ari_vs_ours"] == 1.0
 

@@ -184,7 +184,8 @@ def test_with_a_model_the_incremental_run_calls_it_once_for_the_one_changed_clus
     result, _ = bench(300, fake_server)
 
     full, inc = result["full"], result["incremental"]
-    assert full["llm_calls"] == full["server_calls"] == full["clusters"] > 0
+    # Several clusters share a summary call (LLM_SUMMARY_BATCH_SIZE).
+    assert 0 < full["llm_calls"] == full["server_calls"] < full["clusters"]
     assert inc["llm_calls"] == inc["server_calls"] == inc["summarized"] == 1
     assert inc["untouched"] == full["clusters"] - 1
     assert result["targets"]["incremental_summarizes_only_changed"]["met"]
