@@ -60,13 +60,21 @@ def later(fn: Callable[..., Any], *args: Any, delay: float) -> None:
 
 
 class AfterResponseMiddleware:
-    """Collects the jobs a request queues and starts them when its view has returned."""
+    """Collects the jobs a request queues and starts them when its view has returned. The first
+    request a process serves also queues the catch-up of model work a previous process left
+    waiting (its delayed jobs died with it)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
+        self.resumed = False
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         jobs: list[Job] = []
+        if not self.resumed:
+            self.resumed = True
+            from memory.tasks import resume_model_work
+
+            jobs.append((resume_model_work, (), 0.0))
         token = _request_jobs.set(jobs)
         try:
             return self.get_response(request)

@@ -136,6 +136,16 @@ def schedule_extraction(graph_id: int, *, in_background: bool = False) -> None:
         processing.process_episodes(model_queue.pending_ids(graph))
 
 
+def resume_model_work() -> None:
+    """The embedded default's catch-up when its web process starts: updates left waiting for
+    the model by a process that stopped are scheduled again (production's sweep does this)."""
+    if not (_eager() and settings.LLM_EXTRACTION):
+        return
+    for graph_id in (Episode.objects.filter(status=Episode.Status.PENDING)
+                     .values_list("graph_id", flat=True).distinct()[:SWEEP_LIMIT]):
+        extract_in_background(graph_id)
+
+
 def extract_in_background(graph_id: int) -> None:
     """The embedded default's ``extract_when_due``: in the background thread, delayed."""
     graph = Graph.objects.filter(pk=graph_id).first()

@@ -148,3 +148,22 @@ def test_outside_a_request_work_runs_at_once_in_the_callers_thread(db: None) -> 
     background.after_response(ran.append, 1)
 
     assert ran == [1]
+
+
+def test_the_first_request_of_a_process_resumes_updates_a_stopped_process_left_waiting(
+    fake_openai: FakeOpenAI, settings: Any, graph_and_editor: tuple[Graph, Any],
+) -> None:
+    from tests.factories import EpisodeFactory
+
+    graph, _ = graph_and_editor
+    settings.LLM_EXTRACTION = True
+    left = EpisodeFactory(graph=graph, status=Episode.Status.PENDING,
+                          content="The payments integration is blocked by the auth service "
+                                  "refactor.")
+
+    Client().get(reverse("login"))
+
+    assert background.drain()
+    left.refresh_from_db()
+    assert left.status == Episode.Status.PROCESSED
+    assert len([r for r in fake_openai.completions() if "<ep " in r.prompt]) == 1
