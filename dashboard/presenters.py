@@ -48,6 +48,15 @@ def generator_label(generator: str) -> str:
     return "Template summary" if generator == TEMPLATE_GENERATOR else generator
 
 
+def writer_label(generator: str, fallback: str = "", pending: bool = False) -> str:
+    """Who wrote a summary, and why the template did when a model is configured:
+    "template (model failed: timeout) — will retry", "template (model output rejected)"."""
+    if generator != TEMPLATE_GENERATOR or not fallback:
+        return generator_label(generator)
+    reason = fallback.split(":", 1)[0] if fallback.startswith("model output rejected") else fallback
+    return f"template ({reason})" + (" — will retry" if pending else "")
+
+
 def is_backfill(episode: Episode) -> bool:
     return episode.ingested_at - episode.reference_time > BACKFILL_AFTER
 

@@ -11,6 +11,7 @@ from dashboard.views import (
     board,
     entity,
     episodes,
+    graph_settings,
     home,
     merges,
     observation,
@@ -53,6 +54,7 @@ urlpatterns = [
     path("g/<slug:slug>/runs", runs.runs, name="runs"),
     path("g/<slug:slug>/runs/start", runs.start, name="run-start"),
     path("g/<slug:slug>/runs/<uuid:uuid>", runs.run_detail, name="run"),
+    path("g/<slug:slug>/settings", graph_settings.graph_settings_page, name="graph-settings"),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin's).
     path("favicon.ico", RedirectView.as_view(url=static("img/mark.svg"), permanent=True)),
 ]

@@ -139,7 +139,10 @@ class Runner:
             except Exception:
                 logger.exception("background job %s failed", getattr(fn, "__name__", fn))
             finally:
-                connections.close_all()
+                try:
+                    connections.close_all()
+                except Exception:
+                    logger.exception("closing the background thread's connections failed")
                 with self._condition:
                     self._running -= 1
                     self._condition.notify_all()

@@ -244,3 +244,56 @@ def totals(rows: Iterable[SpendRow]) -> SpendRow:
             total.models |= spend.models
             total.prompt_versions |= spend.prompt_versions
     return SpendRow("total", combined)
+
+
+# -- what the pages say about the model ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """What the board, the runs page and the settings page say about the model (no query when
+    no model is configured; one or two otherwise)."""
+
+    configured: bool
+    model: str = ""
+    response_format: str = ""
+    """The format detected for this server, empty until a call has shown it."""
+    usable: bool = True
+    detail: str = ""
+    budget: BudgetStatus | None = None
+    pending_summaries: int = 0
+
+    @property
+    def warning(self) -> str:
+        """Why the model is not writing for this graph now, in a sentence; empty when it is."""
+        if not self.configured:
+            return ""
+        if not self.usable:
+            return (f"The model {self.model} is unusable: {self.detail}. The rules extractor and "
+                    "the template write meanwhile; it is tried again within the hour.")
+        if self.budget is not None and self.budget.spent:
+            return (f"This graph's monthly model budget is spent ({self.budget.used:,} of "
+                    f"{self.budget.limit:,} tokens): the rules extractor and the template write "
+                    f"until {self.budget.resets_on.day} {self.budget.resets_on:%B}, then the model "
+                    "rewrites what they "
+                    "stood in for.")
+        return ""
+
+
+def model_status(graph: Graph, *, pending: bool = False) -> ModelStatus:
+    from memory.llm import endpoint_state, llm_enabled, model_name
+    from memory.models import Observation
+
+    if not llm_enabled():
+        return ModelStatus(configured=False)
+    endpoint = endpoint_state()
+    limit = monthly_budget(graph)
+    budget = budget_status(graph) if limit is not None else None
+    waiting = (Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE,
+                                          summary_pending=True).count() if pending else 0)
+    return ModelStatus(
+        configured=True, model=model_name(),
+        response_format=endpoint.response_format if endpoint.confirmed else "",
+        usable=endpoint.usable, detail=endpoint.detail, budget=budget,
+        pending_summaries=waiting,
+    )

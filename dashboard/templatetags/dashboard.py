@@ -14,7 +14,7 @@ from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboard import presenters
-from dashboard.presenters import generator_label, relation_phrase
+from dashboard.presenters import generator_label, relation_phrase, writer_label
 from memory.models import Episode, Observation
 
 register = template.Library()
@@ -29,6 +29,13 @@ def relation(name: str) -> str:
 @register.filter
 def generator(name: str) -> str:
     return generator_label(name)
+
+
+@register.filter
+def writer(observation: Observation) -> str:
+    """Who wrote an observation's summary, with why the template stood in for the model."""
+    return writer_label(observation.generator, observation.summary_fallback,
+                        observation.summary_pending)
 
 
 @register.filter

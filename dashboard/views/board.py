@@ -34,6 +34,7 @@ from dashboard.selectors import (
 )
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import PipelineRun
+from memory.spend import model_status
 
 PAGE_SIZE = 24
 BADGE_DAYS = 7
@@ -78,6 +79,8 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         context["graphs"] = switcher_graphs(request.user)
         context["entity_options"] = entity_choices(graph, filters.entity)
         context["run"] = active_run(graph)
+        # Why the model is not writing for this graph (no query without a model).
+        context["model"] = model_status(graph)
     response = render_page(request, "dashboard/board.html", context, fragments=FRAGMENTS)
     if fragment:
         # The address bar shows the canonical URL of what is on screen, so it can be shared.

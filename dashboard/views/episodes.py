@@ -16,6 +16,7 @@ Fragments: ``episode-results`` (the list; it also reloads itself on ``episodesCh
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -67,8 +68,9 @@ from dashboard.views.common import login_required, render_page, wants_fragment
 from memory import tasks
 from memory.api.services import find_duplicate
 from memory.ingestion import ingest_records, read_records
-from memory.models import Episode
+from memory.models import Episode, Graph
 from memory.processing import retry_episode
+from memory.processing.model_queue import model_wait_seconds
 
 PAGE_SIZE = 25
 POLL_SECONDS = 1
@@ -250,7 +252,7 @@ def episode_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> 
     episode, access = episode_for_user(request, slug, uuid)
     context: dict[str, Any] = {
         "access": access, "graph": access.graph, "section": "episodes", "episode": episode,
-        "poll_seconds": POLL_SECONDS,
+        "poll_seconds": POLL_SECONDS, "model_read_by": model_read_by(access.graph, episode),
     }
     if wants_fragment(request, EPISODE_FRAGMENTS):
         if not _is_waiting(episode):
@@ -268,6 +270,14 @@ def episode_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> 
             observations=episode_observations(episode),
         )
     return render_page(request, "dashboard/episode.html", context, fragments=EPISODE_FRAGMENTS)
+
+
+def model_read_by(graph: Graph, episode: Episode) -> datetime | None:
+    """When a pending update will be read by the model at the latest (it waits for others to
+    share the call; ``memory.processing.model_queue``); ``None`` when no model reads it."""
+    if episode.status != Episode.Status.PENDING or not settings.LLM_EXTRACTION:
+        return None
+    return episode.ingested_at + timedelta(seconds=model_wait_seconds(graph))
 
 
 def _is_waiting(episode: Episode) -> bool:

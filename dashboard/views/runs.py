@@ -30,6 +30,7 @@ from dashboard.selectors import active_run, graph_runs, run_observations, switch
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory import pipeline, tasks
 from memory.models import PipelineRun
+from memory.spend import model_status, spend_by_day, spend_by_run
 
 PAGE_SIZE = 25
 POLL_SECONDS = 1
@@ -44,14 +45,19 @@ def runs(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     access = graph_for_user(request, slug)
     values = RunListForm(request.GET).values()
     page = Paginator(graph_runs(access.graph), PAGE_SIZE).get_page(values["page"])
+    spend = spend_by_run(list(page.object_list))
     context: dict[str, Any] = {
         "access": access, "graph": access.graph, "section": "runs", "page": page,
         "page_query": "", "poll_seconds": POLL_SECONDS,
+        "rows": [(run, spend[run.pk]) for run in page.object_list],
     }
     if not wants_fragment(request, LIST_FRAGMENTS):
         run = active_run(access.graph)
+        status = model_status(access.graph, pending=True)
         context.update(graphs=switcher_graphs(request.user), run=run,
-                       stages=run_stages(run.progress, run.timings) if run else [])
+                       stages=run_stages(run.progress, run.timings) if run else [],
+                       model=status, days=spend_by_day(access.graph, days=14)
+                       if status.configured else [])
     return render_page(request, "dashboard/runs.html", context, fragments=LIST_FRAGMENTS)
 
 
@@ -66,7 +72,7 @@ def run_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> Http
     if request.htmx and request.htmx.target == "run-progress":
         return _progress(request, context, run)
     created, retired = run_observations(run)
-    context.update(created=created, retired=retired)
+    context.update(created=created, retired=retired, spend=spend_by_run([run])[run.pk])
     if not wants_fragment(request, RUN_FRAGMENTS):
         context["graphs"] = switcher_graphs(request.user)
     return render_page(request, "dashboard/run.html", context, fragments=RUN_FRAGMENTS)

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from memory.models import Graph, Observation, PipelineRun
 from tests.dashboard.conftest import htmx, signed_in
-from tests.factories import MONDAY, GraphFactory, PipelineRunFactory
+from tests.factories import MONDAY, GraphFactory, LLMCallFactory, PipelineRunFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def run_url(run: PipelineRun) -> str:
 
 @pytest.fixture
 def finished(graph: Graph) -> PipelineRun:
-    return PipelineRunFactory(
+    run = PipelineRunFactory(
         graph=graph, started_at=MONDAY, finished_at=MONDAY + timedelta(seconds=4, milliseconds=200),
         counts={"episodes": 67, "facts": 60, "clusters": 3, "created": 1, "updated": 2,
                 "retired": 1, "untouched": 0, "retired_by_reason": {"evidence_ended": 1},
@@ -38,6 +38,12 @@ def finished(graph: Graph) -> PipelineRun:
             {"name": "summarize", "status": "done", "done": 3, "total": 3, "seconds": 3.5},
         ]},
     )
+    LLMCallFactory(graph=graph, purpose="extraction", tokens_in=500, tokens_out=90,
+                   created_at=MONDAY - timedelta(minutes=5))
+    LLMCallFactory.create_batch(3, graph=graph, run=run, purpose="summary",
+                                prompt_version="summary-2", tokens_in=400, tokens_out=100,
+                                created_at=MONDAY + timedelta(seconds=2))
+    return run
 
 
 @pytest.fixture
@@ -67,8 +73,11 @@ def test_members_see_each_run_with_counts_timings_model_calls_and_tokens(
     assert '<td class="num">4.2 s</td>' in html
     assert '<td class="num">67</td>' in html and '<td class="num">60</td>' in html
     assert '+1</span> <span class="change change--updated" title="Updated">~2' in html
-    assert "3 <span" in html and "+1 cached" in html
-    assert '<td class="num">1234 / 321</td>' in html
+    # Its summary calls, and the extraction calls made since the run before it.
+    assert "3 calls<br><span class=\"muted small\">1200 in / 300 out" in html
+    assert "+1 cached" in html
+    assert "1 call<br><span class=\"muted small\">500 in / 90 out" in html
+    assert "fake-model-1 · summary-2" in html and "fake-model-1 · extract-2" in html
 
 
 def test_an_outsider_gets_404_for_the_runs_and_a_run(
@@ -229,8 +238,9 @@ def test_the_list_takes_the_same_seven_queries_at_3_and_200_runs(
     signed_in(client, owner)
 
     # 1 session, 2 user, 3 membership + graph, 4 count, 5 one page (with who started each),
-    # 6 the active run, 7 the switcher.
-    with django_assert_num_queries(7):
+    # 6-8 the model's spend per run (the run before the page, the runs' own calls, the calls
+    # between them), 9 the active run, 10 the switcher.
+    with django_assert_num_queries(10):
         client.get(runs_url(graph))
 
 
@@ -241,8 +251,9 @@ def test_a_run_page_takes_seven_queries(
     signed_in(client, owner)
 
     # 1 session, 2 user, 3 membership + graph, 4 the run, 5 the observations it wrote, 6 those
-    # it retired, 7 the switcher.
-    with django_assert_num_queries(7):
+    # it retired, 7-9 the model's spend (the run before it, its own calls, the calls between),
+    # 10 the switcher.
+    with django_assert_num_queries(10):
         client.get(url)
 
 
@@ -253,8 +264,8 @@ def test_the_summary_reloads_with_what_the_run_wrote(
     signed_in(client, owner)
 
     # 1 session, 2 user, 3 membership + graph, 4 the run, 5 the observations it wrote, 6 those
-    # it retired.
-    with django_assert_num_queries(6):
+    # it retired, 7-9 the model's spend.
+    with django_assert_num_queries(9):
         response = client.get(url, **htmx("run-summary"))
 
     assert "Written by this run" in response.content.decode()

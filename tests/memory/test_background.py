@@ -4,11 +4,13 @@ model server that holds its answers until the test releases them)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from memory import background
 from memory.models import Entity, Episode, Graph, LLMCall, Membership
@@ -158,6 +160,7 @@ def test_the_first_request_of_a_process_resumes_updates_a_stopped_process_left_w
     graph, _ = graph_and_editor
     settings.LLM_EXTRACTION = True
     left = EpisodeFactory(graph=graph, status=Episode.Status.PENDING,
+                          ingested_at=timezone.now() - timedelta(days=1),
                           content="The payments integration is blocked by the auth service "
                                   "refactor.")
 
