@@ -33,6 +33,7 @@ from memory.models import (
     Membership,
     MergeRecord,
     MergeSuggestion,
+    ModelEndpoint,
     Observation,
     PipelineRun,
 )
@@ -265,6 +266,26 @@ class LLMCallAdmin(ReadOnlyAdmin):
     list_filter = ["graph", "purpose", "outcome", "model"]
     list_select_related = ["graph"]
     date_hierarchy = "created_at"
+    readonly_fields = ["messages_sent", "schema_sent"]
+
+    @admin.display(description="messages sent (each text stored once, read back by its hash)")
+    def messages_sent(self, call: LLMCall) -> SafeString:
+        return format_html_join(
+            "", "<h4>{}</h4><pre>{}</pre>",
+            ((message["role"], message["content"]) for message in call.messages()),
+        )
+
+    @admin.display(description="JSON schema")
+    def schema_sent(self, call: LLMCall) -> SafeString:
+        text = call.schema_text()
+        return pretty_json(json.loads(text)) if text else format_html("<p>{}</p>", "—")
+
+
+@admin.register(ModelEndpoint)
+class ModelEndpointAdmin(ReadOnlyAdmin):
+    """What each configured model server was found to accept (found out by the calls)."""
+
+    list_display = ["model", "base_url", "response_format", "usable", "checked_at"]
 
 
 # --- Merges: decided through memory.merges, journaled ------------------------------------------

@@ -150,6 +150,8 @@ class PatternResult:
     clusters: int = 0
     observations: int = 0
     extraction_calls_by_size: dict[int, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+    """Calls whose answer was refused, by what was wrong (the fake "model" is not perfect)."""
     model_extracted: int = 0
 
     @property
@@ -180,7 +182,8 @@ class PatternResult:
             "summary_calls_per_episode": self.per_episode(self.calls.get("summary", 0)),
             "summary_calls_per_cluster": (self.calls.get("summary", 0) / self.clusters
                                           if self.clusters else 0.0),
-            "failed_calls": self.failed, "runs": self.runs, "clusters": self.clusters,
+            "failed_calls": self.failed, "failures": self.failures, "runs": self.runs,
+            "clusters": self.clusters,
             "observations_written": self.observations,
             "episodes_read_by_the_model": self.model_extracted,
             "episodes_per_extraction_call": (self.model_extracted
@@ -245,6 +248,8 @@ def merge(into: PatternResult, part: PatternResult) -> None:
         for key, value in getattr(part, name).items():
             mine[key] = mine.get(key, 0) + value
     into.failed += part.failed
+    for key, value in part.failures.items():
+        into.failures[key] = into.failures.get(key, 0) + value
     into.runs += part.runs
     into.clusters += part.clusters
     into.observations += part.observations
@@ -344,8 +349,11 @@ def read_back(graph: Graph, result: PatternResult) -> None:
         result.calls[row["purpose"]] = row["calls"]
         result.tokens_in[row["purpose"]] = row["tokens_in"] or 0
         result.tokens_out[row["purpose"]] = row["tokens_out"] or 0
-    result.failed = LLMCall.objects.filter(graph=graph).exclude(
-        outcome=LLMCall.Outcome.OK).count()
+    failed = LLMCall.objects.filter(graph=graph).exclude(outcome=LLMCall.Outcome.OK)
+    result.failed = failed.count()
+    for purpose, error in failed.values_list("purpose", "error"):
+        key = f"{purpose}: {error[:160]}"
+        result.failures[key] = result.failures.get(key, 0) + 1
     for request in LLMCall.objects.filter(graph=graph, purpose=LLMCall.Purpose.EXTRACTION
                                           ).values_list("request", "episode_id"):
         size = len(request[0].get("episodes") or ()) or (1 if request[1] else 0)

@@ -15,6 +15,7 @@ from memory.models import (
     LLMCall,
     MergeRecord,
     MergeSuggestion,
+    ModelEndpoint,
     Observation,
     PipelineRun,
 )
@@ -23,7 +24,7 @@ from tests.factories import EntityFactory
 pytestmark = pytest.mark.django_db
 
 EVIDENCE = [Episode, Fact, Observation]
-AUDIT = [Entity, PipelineRun, LLMCall, MergeRecord, MergeSuggestion]
+AUDIT = [Entity, PipelineRun, LLMCall, MergeRecord, MergeSuggestion, ModelEndpoint]
 
 
 def admin_url(model: type, view: str, *args: object) -> str:
@@ -136,3 +137,23 @@ def test_a_merge_can_be_undone_from_its_journal(
     record.refresh_from_db()
     assert record.undone_at is not None
     assert Entity.objects.get(pk=suggestion.entity_id).merged_into is None
+
+
+def test_a_model_calls_admin_page_shows_the_messages_and_schema_it_sent(
+    superuser_client: Client, graph, fake_openai,
+) -> None:
+    from memory.llm import complete_json
+
+    fake_openai.reply_json({"answer": "42"})
+    result = complete_json(
+        graph=graph, purpose=LLMCall.Purpose.SUMMARY, prompt_version="test@1",
+        messages=[{"role": "system", "content": "Answer <in> JSON."},
+                  {"role": "user", "content": "What is the answer?"}],
+        schema={"type": "object", "properties": {"answer": {"type": "string"}}},
+        schema_name="test")
+
+    page = superuser_client.get(admin_url(LLMCall, "change", result.call_id)).content.decode()
+
+    assert "<h4>system</h4><pre>Answer &lt;in&gt; JSON.</pre>" in page
+    assert "What is the answer?" in page
+    assert "&quot;answer&quot;" in page
