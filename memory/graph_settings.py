@@ -17,10 +17,10 @@ DEFAULTS: dict[str, Any] = {
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no
     # limit (memory.spend); how long new updates may wait for others to share their extraction
-    # call (memory.processing.model_queue): a day, so that a graph of a few updates a day costs
-    # about a quarter of a call per update (README, "What the model costs").
+    # call (memory.processing.model_queue): 30 hours, longer than a day so that a graph of a few
+    # updates a day shares each call with the next day's (README, "What the model costs").
     "monthly_token_budget": None,
-    "model_wait_seconds": 86_400,
+    "model_wait_seconds": 108_000,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}
