@@ -284,7 +284,7 @@ def release(demo: User):  # type: ignore[no-untyped-def]
 
 
 def test_a_started_run_shows_its_progress_until_done(
-    browser, live_server, release, fake_openai, monkeypatch
+    browser, live_server, release, fake_openai, monkeypatch, settings
 ) -> None:
     import threading
     from dataclasses import replace
@@ -295,8 +295,10 @@ def test_a_started_run_shows_its_progress_until_done(
     from memory.models import PipelineRun
     from tests.fake_openai import default_responder
 
-    # The model answers each summary after a moment, so the run takes a few seconds.
+    # The model answers each summary after a moment, one cluster per call, so the run takes a
+    # few seconds.
     fake_openai.responder = lambda request: replace(default_responder(request), delay=0.4)
+    settings.LLM_SUMMARY_BATCH_SIZE = 1
     # A worker takes the run, as in production: on SQLite's in-memory test database every thread
     # shares the live server's one connection; PostgreSQL gives the worker its own.
     shared = live_server.thread.connections_override.get("default")
