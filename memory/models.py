@@ -159,7 +159,9 @@ class Entity(models.Model):
     summary = models.TextField(blank=True)
     summary_fingerprint = models.CharField(max_length=64, blank=True)
     summary_generator = models.CharField(max_length=80, blank=True)
-    summary_fallback = models.CharField(max_length=200, blank=True)
+    # A database default too: bulk loads (``memory.publishing.insert_values``) name only the
+    # columns they fill.
+    summary_fallback = models.CharField(max_length=200, blank=True, default="", db_default="")
     """Why the template stands in for the model's summary ("model failed: timeout"); empty when
     the summary is the intended writer's. A stand-in is pending: the next view or the sweep asks
     the model again."""
@@ -590,10 +592,10 @@ class Observation(models.Model):
     reach_work_items = models.PositiveIntegerField(default=0)
     generator = models.CharField(max_length=200)
     """"template" or the model's name."""
-    summary_fallback = models.CharField(max_length=200, blank=True)
+    summary_fallback = models.CharField(max_length=200, blank=True, default="", db_default="")
     """Why the template wrote the summary although a model is configured ("model failed:
     timeout", "monthly model budget spent"); empty otherwise."""
-    summary_pending = models.BooleanField(default=False)
+    summary_pending = models.BooleanField(default=False, db_default=False)
     """The template stands in until the model answers: the next run (or the sweep) asks again
     and publishes the model's summary as the next version over the same evidence."""
     prompt_version = models.CharField(max_length=40, blank=True)

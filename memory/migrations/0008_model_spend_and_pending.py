@@ -82,17 +82,17 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='entity',
             name='summary_fallback',
-            field=models.CharField(blank=True, max_length=200),
+            field=models.CharField(blank=True, db_default='', default='', max_length=200),
         ),
         migrations.AddField(
             model_name='observation',
             name='summary_fallback',
-            field=models.CharField(blank=True, max_length=200),
+            field=models.CharField(blank=True, db_default='', default='', max_length=200),
         ),
         migrations.AddField(
             model_name='observation',
             name='summary_pending',
-            field=models.BooleanField(default=False),
+            field=models.BooleanField(db_default=False, default=False),
         ),
         migrations.AddIndex(
             model_name='entity',

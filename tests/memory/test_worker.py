@@ -119,9 +119,10 @@ def test_a_run_killed_mid_way_is_completed_after_the_sweep_without_duplicates(
     # Each update states four facts (owner, dependency, team ownership, status): processed once.
     assert FactEvidence.objects.filter(episode__graph=graph).count() == 4 * 2 * len(teams)
     # The call in flight when the worker died was never answered to us; the surviving run made
-    # its own, one per chain, all audited.
-    assert LLMCall.objects.filter(run=done, outcome="ok").count() == len(teams)
-    assert len(fake_openai.completions()) == len(teams) + 1
+    # its own — one for the three chains (several clusters share a summary call) — audited.
+    assert LLMCall.objects.filter(run=done, outcome="ok").count() == 1
+    assert len(fake_openai.completions()) == 2
+    assert all(o.generator == "fake-model-1" for o in observations)
 
 
 def _slow(request: Any, *, seconds: float) -> Any:
@@ -167,3 +168,32 @@ def test_with_redis_down_ingestion_still_succeeds_and_the_sweep_catches_up() -> 
     finally:
         worker.stop()
     assert observation.episodes.count() == 3
+
+
+def test_updates_sent_one_at_a_time_wait_on_the_worker_to_share_one_extraction_call(
+    fake_openai: FakeOpenAI, settings: Any
+) -> None:
+    redis = require_worker_services()
+    queue = new_queue()
+    settings.LLM_EXTRACTION = True
+    graph = Graph.objects.create(slug="waiting", name="Waiting",
+                                 settings={"debounce_seconds": 1, "model_wait_seconds": 3})
+    env = worker_env(redis, queue, OPENAI_API_KEY="test-key",
+                     OPENAI_BASE_URL=fake_openai.base_url, LLM_MODEL="fake-model-1",
+                     LLM_EXTRACTION="1", LLM_TIMEOUT_SECONDS="20")
+    worker = Worker(queue=queue, env=env, name="waiting").start()
+    try:
+        with broker_mode(redis, queue):
+            for number, record in enumerate(SEED, start=1):
+                ingest_records(graph, [(number, record)])  # each alone, as people write
+            wait_for(lambda: not Episode.objects.filter(graph=graph).exclude(
+                status="processed").exists(), timeout=60, what="the updates to be read")
+            wait_for(lambda: Observation.objects.filter(graph=graph).exists(), timeout=60,
+                     what="the observation")
+    finally:
+        worker.stop()
+
+    extraction = [r for r in fake_openai.completions() if "<ep " in r.prompt]
+    # The three waited (a Celery countdown) and shared one call.
+    assert len(extraction) == 1 and extraction[0].prompt.count("<ep ") == 3
+    assert LLMCall.objects.filter(graph=graph, purpose="extraction").count() == 1
