@@ -56,13 +56,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory.importers import bugzilla, github
+from memory.importers import bugzilla, github, jira, linear
 from memory.importers.model import ReadResult, WrongFormat
 
 Reader = Callable[..., ReadResult]
 
 FORMATS: dict[str, Reader] = {
     "github": github.read,
+    "jira": jira.read_json,
+    "jira-csv": jira.read_csv,
+    "linear": linear.read,
     "bugzilla": bugzilla.read,
 }
 

@@ -93,6 +93,8 @@ def map_items(items: Sequence[Item], *, since: datetime | None = None,
     history = {item.key: status_history(item) for item in items}
 
     def open_at(key: str, moment: datetime) -> bool:
+        if known[key].created_at > moment:
+            return False  # not there yet (a link stated before the other item existed)
         status = status_at(history[key], moment)
         return status is None or not final(status)
 
@@ -171,8 +173,14 @@ def episode_record(
         source, source_type, target, target_type = (
             (item.key, item.type, link.other, other_type) if item_is_source
             else (link.other, other_type, item.key, item.type))
-        facts.append(_fact(source, source_type, relation, target, target_type, sentence,
-                           invalid_at=when if removed else None))
+        fact = _fact(source, source_type, relation, target, target_type, sentence,
+                     invalid_at=when if removed else None)
+        other = known.get(link.other)
+        if not removed and other is not None and other.created_at > change.at:
+            # An export without link history (a CSV) states the link at this item's creation;
+            # it cannot hold before the other item existed.
+            fact["valid_at"] = other.created_at.isoformat()
+        facts.append(fact)
         sentences.append(sentence)
         if joins and not removed:
             # Two lines of work joined: both threads (a tracker's or a see-also's bookkeeping

@@ -173,3 +173,45 @@ def clean_person_name(name: str) -> str:
 
 def stable_zone(hours: float) -> tzinfo:
     return timezone(timedelta(hours=hours))
+
+
+# How trackers name their links, from the point of view of the item that shows them (Jira's link
+# types' inward and outward phrases, Linear's columns): the phrase, lower case → the kind.
+LINK_PHRASES: dict[str, LinkKind] = {
+    "blocks": LinkKind.BLOCKS,
+    "is blocking": LinkKind.BLOCKS,
+    "is blocked by": LinkKind.DEPENDS_ON,
+    "blocked by": LinkKind.DEPENDS_ON,
+    "depends on": LinkKind.DEPENDS_ON,
+    "is depended on by": LinkKind.BLOCKS,
+    "duplicates": LinkKind.DUPLICATE_OF,
+    "duplicate of": LinkKind.DUPLICATE_OF,
+    "is duplicated by": LinkKind.DUPLICATED_BY,
+    "supersedes": LinkKind.REPLACES,
+    "replaces": LinkKind.REPLACES,
+    "is superseded by": LinkKind.REPLACED_BY,
+    "is replaced by": LinkKind.REPLACED_BY,
+    "is parent of": LinkKind.TRACKS,
+    "is child of": LinkKind.TRACKED_BY,
+    "relates to": LinkKind.RELATES,
+    "related to": LinkKind.RELATES,
+}
+
+
+def link_kind(phrase: str) -> LinkKind:
+    """A link phrase as a kind; one the table does not know (clones, causes, a team's own link
+    type) relates the two items without saying more."""
+    return LINK_PHRASES.get(" ".join(phrase.lower().split()), LinkKind.RELATES)
+
+
+def zone(name: str | None) -> tzinfo:
+    """A time zone by its IANA name (``Europe/Berlin``), UTC when none is given."""
+    if not name:
+        return UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r} (use an IANA name such as "
+                         "Europe/Berlin)") from None
