@@ -433,6 +433,8 @@ class ImportRun(models.Model):
     filename = models.CharField(max_length=255, blank=True)
     since = models.DateTimeField(null=True, blank=True)
     """Only changes from then on (an incremental import)."""
+    options = models.JSONField(default=dict)
+    """What the reader is told (``base_url``, ``timezone``)."""
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     payload = models.BinaryField(blank=True, default=b"")
     """The uploaded export until the run has read it (emptied when it ends)."""

@@ -89,11 +89,12 @@ def import_export(
 
 
 def start_import(graph: Graph, fmt: str, payload: bytes, *, filename: str = "",
-                 since: datetime | None = None, user: Any = None) -> ImportRun:
+                 since: datetime | None = None, options: dict[str, str] | None = None,
+                 user: Any = None) -> ImportRun:
     """Record an import and run it after commit: on a worker in production, in-process in the
     embedded default (where the run has ended when this returns after commit)."""
     run = ImportRun.objects.create(graph=graph, format=fmt, filename=filename[:255],
-                                   since=since, payload=payload,
+                                   since=since, payload=payload, options=options or {},
                                    requested_by=user if getattr(user, "pk", None) else None)
     from memory.tasks import run_import
 
@@ -117,8 +118,8 @@ def execute_run(run_id: int) -> str:
 
     try:
         report = import_export(run.graph, run.format, payload, since=run.since,
-                               progress=progress)
-    except WrongFormat as exc:
+                               options=run.options, progress=progress)
+    except (WrongFormat, ValueError) as exc:
         _finish(run, ImportRun.Status.FAILED, error=str(exc))
         return "failed"
     except Exception as exc:  # recorded for the person who started it, then raised for the log
