@@ -10,7 +10,7 @@ import pytest
 
 from memory.importers import bugzilla
 from memory.importers.model import LinkKind, WrongFormat
-from memory.models import Episode, Fact, Graph
+from memory.models import Episode, Fact, Graph, MergeSuggestion
 from tests.memory.importers.conftest import ImportFn, facts_of, fixture_bytes
 
 SAMPLE = "bugzilla-bugs.jsonl"
@@ -115,6 +115,10 @@ def test_resolved_bugs_have_their_completion_status_and_others_their_ending(
     assert status["Bug 447581"] == "NEW"
     assert len(status) == 58
     assert facts_of(imported, "DUPLICATE_OF")[("Bug 1389136", "Bug 1388761")].invalid_at is None
+    suggested = set(MergeSuggestion.objects.filter(graph=imported).values_list(
+        "entity__name", "into__name"))
+    assert suggested >= {("Bug 1389136", "Bug 1388761"), ("Bug 1488310", "Bug 1488436"),
+                         ("Bug 1572874", "Bug 1573281")}
 
 
 @pytest.mark.django_db
