@@ -92,8 +92,11 @@ def _people(bugs: list[dict[str, Any]]) -> dict[str, str]:
             if not value:
                 continue
             for person in value if isinstance(value, list) else [value]:
-                if isinstance(person, dict) and person.get("email") and person.get("real_name"):
-                    names.setdefault(person["email"], clean_person_name(person["real_name"]))
+                if not isinstance(person, dict):
+                    continue
+                email = person.get("email")
+                if email and email not in names and person.get("real_name"):
+                    names[email] = clean_person_name(person["real_name"])
     return names
 
 
