@@ -95,6 +95,38 @@ class Worker:
             self.process.wait(timeout=5)
 
 
+class Beat:
+    """``celery beat`` in a subprocess: the periodic schedule of ``dashboard.celery``, sent to the
+    worker's queue (``CELERY_QUEUE`` in ``env``), its schedule file under test-artifacts."""
+
+    def __init__(self, *, env: dict[str, str], name: str) -> None:
+        self.env = env
+        self.name = name
+        self.process: subprocess.Popen[bytes] | None = None
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log = ARTIFACTS / f"beat-{name}.log"
+        self.schedule = ARTIFACTS / f"beat-{name}-{uuid.uuid4().hex[:6]}.schedule"
+
+    def start(self) -> Beat:
+        command = [sys.executable, "-m", "celery", "-A", "dashboard", "beat", "--loglevel",
+                   "INFO", "--schedule", str(self.schedule)]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        for leftover in ARTIFACTS.glob(f"{self.schedule.name}*"):
+            leftover.unlink(missing_ok=True)
+
+
 @contextmanager
 def broker_mode(redis: str, queue: str) -> Iterator[None]:
     """Make this test process enqueue to Redis instead of running tasks in-process."""
