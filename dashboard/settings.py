@@ -147,15 +147,25 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "observations")
 # graph); a "processing" episode older than EPISODE_STALE_SECONDS is requeued.
 PIPELINE_RUN_STALE_SECONDS = env_int("PIPELINE_RUN_STALE_SECONDS", 600)
 EPISODE_STALE_SECONDS = env_int("EPISODE_STALE_SECONDS", 900)
+# A pending episode older than this was never picked up (its task could not be sent while Redis
+# was down, or was lost with it): the sweep enqueues it. This is how writes accepted during a
+# broker outage get processed once it is back (no outbox table: the episodes are the outbox).
+EPISODE_PENDING_GRACE_SECONDS = env_int("EPISODE_PENDING_GRACE_SECONDS", 120)
 
 # --- Cache (throttling, login throttle) ---------------------------------------------------------
+
+
+def redis_cache(location: str, key_prefix: str = "observations") -> dict[str, object]:
+    """Redis; while Redis is unreachable, each process falls back to its own memory
+    (``dashboard.cache``), so an outage never turns reads, sign-in or writes into 500s."""
+    return {"BACKEND": "dashboard.cache.FailoverRedisCache", "LOCATION": location,
+            "KEY_PREFIX": key_prefix}
+
+
 if REDIS_URL:
     CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": env_str("CACHE_URL", REDIS_URL),
-            "KEY_PREFIX": env_str("CACHE_PREFIX", "observations"),
-        }
+        "default": redis_cache(env_str("CACHE_URL", REDIS_URL),
+                               env_str("CACHE_PREFIX", "observations")),
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
