@@ -208,7 +208,8 @@ def main(mirrors: Path, out: Path) -> None:
     repo = lambda name: mirrors / name / "repo"  # noqa: E731
     sets = {
         "cargo-prs": ("tracker", pick(cargo_prs(repo("rust-lang+cargo")), 60)),
-        "rust-analyzer-prs": ("tracker", pick(rust_analyzer_prs(repo("rust-lang+rust-analyzer")), 55)),
+        "rust-analyzer-prs": (
+            "tracker", pick(rust_analyzer_prs(repo("rust-lang+rust-analyzer")), 55)),
     }
     pm = repo("ethereum+pm")
     pm_paths = [p for p in git(pm, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
