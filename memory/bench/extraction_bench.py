@@ -116,7 +116,7 @@ _STOPWORDS = frozenset({
 })
 _GITHUB_LINK = re.compile(
     r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|pulls|discussions)/(\d+)", re.I)
-_REPO_NUMBER = re.compile(r"(?<![\w/])([\w.-]+/[\w.-]+)?#(\d+)\b")
+_REPO_NUMBER = re.compile(r"([\w.-]+(?:/[\w.-]+)?)?#(\d+)\b")
 _BUG = re.compile(r"\bbug\s*#?\s*(\d{3,})\b", re.I)
 _PREFIXED = re.compile(r"\b(rfc|pep|eip|kep|cve|mcp)[\s-]*(\d+)\b", re.I)
 _KEY = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b")
@@ -155,11 +155,13 @@ def _singular(word: str) -> str:
 def identifiers(name: str) -> set[tuple[str, str | None, str]]:
     """The tracker identifiers a name holds, as ``(kind, repository or None, number)``."""
     found: set[tuple[str, str | None, str]] = set()
+    # A repository is compared by its name alone: "rust#5", "rust-lang/rust#5" and a link to
+    # issue 5 of rust-lang/rust are the same item.
     for repo, number in _GITHUB_LINK.findall(name):
-        found.add(("#", repo.lower(), number))
+        found.add(("#", repo.lower().rsplit("/", 1)[-1], number))
     without_links = _GITHUB_LINK.sub(" ", name)
     for repo, number in _REPO_NUMBER.findall(without_links):
-        found.add(("#", repo.lower() or None, number))
+        found.add(("#", repo.lower().rsplit("/", 1)[-1] or None, number))
     for number in _BUG.findall(name):
         found.add(("bug", None, number))
     for kind, number in _PREFIXED.findall(name):

@@ -43,6 +43,7 @@ from split import split_of  # noqa: E402
     ("#14039", "Document Execs assertions #14039"),
     ("#8331", "https://github.com/rust-analyzer/rust-analyzer/issues/8331"),
     ("kubernetes/contrib#2389", "#2389"),
+    ("rust#80988", "https://github.com/rust-lang/rust/issues/80988"),
     ("bug 1234567", "Bug 1234567 – crash on start"),
     ("PROJ-123", "proj-123 login page"),
     ("RFC 2316", "rfc-2316"),
@@ -54,6 +55,7 @@ def test_names_that_name_the_same_thing_match(gold: str, predicted: str) -> None
 @pytest.mark.parametrize(("gold", "predicted"), [
     ("#123", "#1234"),
     ("rust-lang/rust#5", "rust-lang/cargo#5"),
+    ("rust#5", "cargo#5"),
     ("login failure", "logout failure"),
     ("Docker Desktop", "Docker Hub"),
     ("auth service", "the"),
