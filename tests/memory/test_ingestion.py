@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from memory.ingestion import MAX_CONTENT_BYTES, ingest_records, read_records
 from memory.models import Episode, Graph
 from tests.conftest import jsonl
+from tests.poisons import POISONS
 
 GOOD = {
     "external_id": "alice-1",
@@ -165,3 +166,36 @@ def test_blocks_is_stored_as_the_reversed_depends_on(graph: Graph) -> None:
     assert (fact["source"], fact["relation"], fact["target"]) == (
         "API Migration", "DEPENDS_ON", "Auth Refactor"
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_a_poisoned_line_is_rejected_with_its_field_and_every_good_line_is_stored(
+    graph: Graph, tmp_path: Path, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    good = [json.dumps(line(external_id=f"good-{n}")).encode() for n in range(4)]
+
+    code, out, err = run_ingest(tmp_path, b"\n".join([*good[:2], poisoned.encode(), *good[2:]]))
+
+    assert (code, out) == (1, "stored 4, duplicates 0, rejected 1\n")
+    assert err.startswith(f"line 3: {field}: {reason}"), err
+    assert "Traceback" not in err
+    assert Episode.objects.filter(graph=graph).count() == 4
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_a_poisoned_item_of_a_json_array_spoils_only_itself(
+    graph: Graph, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    good = [json.dumps(line(external_id=f"good-{n}")) for n in range(2)]
+    payload = f"[{good[0]}, {poisoned}, {good[1]}]".encode()
+
+    report = ingest_records(graph, read_records(payload), process=False)
+
+    assert (report.stored, report.rejected) == (2, 1)
+    rejected = report.results[1]
+    assert (rejected.line, rejected.field) == (2, field)
+    assert rejected.reason.startswith(reason)
