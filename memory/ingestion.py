@@ -441,8 +441,9 @@ def _store_batch(
                 Episode.objects.bulk_create([episode for _, episode in new])
             stored = new
         except IntegrityError:
-            # Another request stored one of these external ids between our check and our insert;
-            # fall back to one savepoint per episode so the others are still stored.
+            # Another request stored one of these episodes (the same external id, or the same
+            # record without one) between our check and our insert; fall back to one savepoint
+            # per episode so the others are still stored.
             stored = []
             for number, episode in new:
                 try:
@@ -450,8 +451,9 @@ def _store_batch(
                         episode.save(force_insert=True)
                     stored.append((number, episode))
                 except IntegrityError:
-                    report.results.append(LineResult(number, "duplicate",
-                                                     reason="external_id already stored"))
+                    report.results.append(LineResult(number, "duplicate", reason=(
+                        "external_id already stored" if episode.external_id
+                        else "identical episode already stored")))
     for number, episode in stored:
         report.results.append(LineResult(number, "stored", episode_uuid=str(episode.uuid)))
         report.stored_ids.append(episode.pk)
