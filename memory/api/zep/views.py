@@ -294,7 +294,11 @@ class NodeDetailView(ZepView):
 
 # --- Observations (read-only) --------------------------------------------------------------------
 
-OBSERVATION_PROPERTIES = {"status", "kind", "version"}
+OBSERVATION_PROPERTIES: dict[str, type | tuple[str, ...]] = {
+    "status": tuple(Observation.Status.values),
+    "kind": tuple(Observation.Kind.values),
+    "version": int,
+}
 
 
 class ObservationListView(ZepView):
