@@ -121,6 +121,13 @@ class Episode(models.Model):
                 condition=Q(external_id__isnull=False),
                 name="episode_unique_external_id_per_graph",
             ),
+            # Without an external id, the same record is the same episode: the database keeps
+            # concurrent requests from storing it twice (the ingestion's look-up cannot).
+            models.UniqueConstraint(
+                fields=["graph", "content_hash"],
+                condition=Q(external_id__isnull=True) & ~Q(content_hash=""),
+                name="episode_unique_content_per_graph",
+            ),
         ]
         indexes = [
             # Episodes of a graph in time order (episode lists, timelines, weekly review).
