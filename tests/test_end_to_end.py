@@ -23,7 +23,7 @@ from memory.ingestion import ingest_records
 from memory.models import Episode, Graph, Membership, Observation, PipelineRun
 from memory.processing import process_episode
 from tests.factories import MembershipFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 from tests.worker import (
     Worker,
     broker_mode,

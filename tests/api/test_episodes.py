@@ -10,7 +10,7 @@ import pytest
 from memory.models import Episode, Graph
 from tests.api.conftest import ClientFor, error_of
 from tests.factories import EpisodeFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 
