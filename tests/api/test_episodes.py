@@ -10,8 +10,8 @@ import pytest
 from memory.models import Episode, Graph
 from tests.api.conftest import ClientFor, error_of
 from tests.factories import EpisodeFactory
-from tests.memory.test_processing import SEED
 from tests.poisons import POISONS
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 

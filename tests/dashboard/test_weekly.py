@@ -29,6 +29,7 @@ from tests.factories import (
     PipelineRunFactory,
     chain_structure,
 )
+from tests.scenarios import SHIPPED
 
 pytestmark = pytest.mark.django_db
 
@@ -151,9 +152,7 @@ def test_the_current_week_has_no_next_week_and_says_it_is_not_over(
 def test_an_update_lists_what_changed_and_the_update_that_ended_the_old_version(
     client: Client, seed_week: Graph, owner
 ) -> None:
-    replay(seed_week, [{"external_id": "ship", "author": "Dana",
-                        "reference_time": "2026-11-11T10:00:00+00:00",
-                        "content": "The backend team shipped the auth service refactor."}])
+    replay(seed_week, [{**SHIPPED, "reference_time": "2026-11-11T10:00:00+00:00"}])
 
     review = signed_in(client, owner).get(review_url(seed_week, "2026-W46")).context["review"]
 

@@ -10,10 +10,7 @@ import pytest
 from memory.models import Claim, Episode, Fact, Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
-from tests.memory.test_processing import SEED
-
-SHIPPED = {"external_id": "ship", "author": "Dana", "reference_time": "2026-12-02T10:00:00+00:00",
-           "content": "The backend team shipped the auth service refactor."}
+from tests.scenarios import SEED, SHIPPED, TICKETS
 
 
 def active(graph: Graph) -> list[Observation]:
@@ -70,8 +67,8 @@ def test_shipping_the_root_blocker_retires_the_observation_with_its_reason(
 
     before.refresh_from_db()
     assert before.status == Observation.Status.RETIRED
-    assert before.retired_reason in {Observation.RetiredReason.SUPERSEDED,
-                                     Observation.RetiredReason.EVIDENCE_ENDED}
+    # Its facts changed (two dependencies ended): a new version of the same pattern.
+    assert before.retired_reason == Observation.RetiredReason.SUPERSEDED
     closed = Fact.objects.filter(pk__in=before.retirement["closed_facts"])
     assert {(f.source.name, f.target.name) for f in closed} == {
         ("API Migration", "Auth Service Refactor"),
@@ -82,9 +79,12 @@ def test_shipping_the_root_blocker_retires_the_observation_with_its_reason(
     assert before.claims.exists() and before.episodes.count() == 3
     assert Episode.objects.count() == episodes_before + 1
     # The pattern re-forms around what blocks work now: the payments integration.
-    for successor in before.successors.all():
-        assert successor.status == Observation.Status.ACTIVE
-        assert "Auth Service Refactor" not in successor.name
+    (successor,) = before.successors.all()
+    assert (successor.status, successor.lineage, successor.version) == (
+        Observation.Status.ACTIVE, before.lineage, before.version + 1)
+    root = successor.structure["dependency"]["root_blockers"][0]
+    assert names(successor.structure, root["members"]) == ["Payments Integration"]
+    assert before.retirement["successors"] == [str(successor.uuid)]
 
 
 @pytest.mark.django_db
@@ -110,21 +110,6 @@ def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> No
     assert run_pipeline(graph) is None
 
 
-TICKETS = [
-    {"external_id": "t1", "author": "Acme Corp", "source": "zendesk",
-     "reference_time": "2026-11-17T08:10:00+00:00",
-     "content": "Our exports fail with timeout errors since the nightly backfill."},
-    {"external_id": "t2", "author": "Globex Inc", "source": "zendesk",
-     "reference_time": "2026-11-18T07:55:00+00:00",
-     "content": "We keep getting timeouts on the export. They started after the nightly "
-                "backfill."},
-    {"external_id": "t3", "author": "Initech Ltd", "source": "zendesk",
-     "reference_time": "2026-11-19T08:30:00+00:00",
-     "content": "Requests time out on the export following the nightly backfill."},
-    {"external_id": "t4", "author": "Umbrella Corp", "source": "zendesk",
-     "reference_time": "2026-11-19T10:00:00+00:00",
-     "content": "We upgraded to the Enterprise plan."},
-]
 
 
 @pytest.mark.django_db

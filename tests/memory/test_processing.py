@@ -16,18 +16,7 @@ from memory.selectors import (
     with_evidence,
 )
 from tests.conftest import IngestFn
-
-SEED = [
-    {"external_id": "alice", "author": "Alice", "reference_time": "2026-11-23T09:00:00+00:00",
-     "content": "The API migration is blocked. I'm waiting on the auth service refactor, "
-                "which the backend team owns."},
-    {"external_id": "bob", "author": "Bob", "reference_time": "2026-11-25T09:00:00+00:00",
-     "content": "The payments integration is stalled. I'm also waiting on the auth service "
-                "refactor from the backend team."},
-    {"external_id": "clara", "author": "Clara", "reference_time": "2026-11-27T09:00:00+00:00",
-     "content": "The checkout flow can't move forward because the payments integration isn't "
-                "ready. That work belongs to Bob."},
-]
+from tests.scenarios import SEED, SHIPPED
 
 
 def signatures(graph: Graph, external_id: str, *, with_status: bool = False) -> set[tuple]:
@@ -101,10 +90,7 @@ def test_shipping_the_refactor_ends_both_dependencies_pointing_at_it(
     graph: Graph, ingest: IngestFn
 ) -> None:
     ingest(graph, SEED)
-    ingest(graph, [{"external_id": "ship", "author": "Dana",
-                    "reference_time": "2026-12-02T10:00:00+00:00",
-                    "content": "The backend team shipped the auth service refactor."}],
-           now=at("2026-12-02T10:05:00+00:00"))
+    ingest(graph, [SHIPPED], now=at("2026-12-02T10:05:00+00:00"))
 
     ended = Fact.objects.filter(graph=graph, relation="DEPENDS_ON",
                                 target__name="Auth Service Refactor")
@@ -291,9 +277,7 @@ def test_a_backfill_that_restates_a_fact_earlier_revises_it_without_rewriting_wh
 def test_a_backfilled_dependency_on_work_already_shipped_ends_when_it_shipped(
     graph: Graph, ingest: IngestFn
 ) -> None:
-    ingest(graph, [SEED[0], {"external_id": "ship", "author": "Dana",
-                             "reference_time": "2026-12-02T10:00:00+00:00",
-                             "content": "The backend team shipped the auth service refactor."}])
+    ingest(graph, [SEED[0], SHIPPED])
     ingest(graph, [{"external_id": "late", "author": "Bob",
                     "reference_time": "2026-11-25T09:00:00+00:00",
                     "content": "The payments integration is blocked on the auth service "
