@@ -20,8 +20,8 @@ from memory.api.keys import create_api_key
 from memory.models import Episode, Graph, Observation
 from tests.conftest import jsonl
 from tests.fake_openai import fake_openai as fake_openai_fixture  # noqa: F401
-from tests.scenarios import SEED
 from tests.redis_server import RedisServer
+from tests.scenarios import SEED
 from tests.worker import (
     Beat,
     Worker,
