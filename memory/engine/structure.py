@@ -66,7 +66,15 @@ RESPONSIBLE_FOR = "RESPONSIBLE_FOR"
 REPORTED = "REPORTED"
 AFFECTS = "AFFECTS"
 PRECEDED_BY = "PRECEDED_BY"
+HAS_STATUS = "HAS_STATUS"
+TRACKS = "TRACKS"
 PERSON = "Person"
+CUSTOMER = "Customer"
+
+TREE_RELATIONS = frozenset({DEPENDS_ON, TRACKS})
+"""Relations that join work items into one tree, whichever way they point."""
+ISSUE_AS_TARGET = frozenset({REPORTED})
+ISSUE_AS_SOURCE = frozenset({AFFECTS, PRECEDED_BY})
 
 
 def _ids(values: Iterable[int]) -> tuple[int, ...]:
