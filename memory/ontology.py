@@ -222,6 +222,16 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         phrasings=("uses", "is using", "runs on"),
     ),
     Relation(
+        "TRACKS",
+        "A tracking item (a meta bug, an epic, a tracking issue) tracks a work item or issue: "
+        "their parent, never their blocker (stored with the tracking item as the source).",
+        ("WorkItem", "Issue"),
+        ("WorkItem", "Issue"),
+        "pair",
+        phrasings=("tracks", "is tracking", "is the parent of", "parent of"),
+        reverse_names=("TRACKED_BY",),
+    ),
+    Relation(
         "RELATES_TO",
         "Fallback for a relation the ontology does not know (only where the graph allows it).",
         ENTITY_TYPES,

@@ -35,10 +35,21 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
     assert {name: r.linking for name, r in ontology.relations.items()} == {
         "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "target",
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
-        "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none",
+        "ON_PLAN": "pair", "USES": "none", "TRACKS": "pair", "RELATES_TO": "none",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
                                                                              "ON_PLAN"}
+
+
+def test_a_tracking_item_tracks_its_items_and_tracked_by_is_the_same_link_reversed() -> None:
+    ontology = default_ontology()
+
+    tracks = ontology.relation("TRACKS")
+    assert tracks is not None
+    assert (tracks.source_types, tracks.target_types) == (("WorkItem", "Issue"),
+                                                          ("WorkItem", "Issue"))
+    assert ontology.normalize_relation("tracked by") == ("TRACKS", True)
+    assert ontology.normalize_relation("tracks") == ("TRACKS", False)
 
 
 def test_a_graph_can_add_types_and_relations_and_change_a_linking_mode() -> None:
