@@ -26,8 +26,10 @@ and why (hub candidates with their figures, splits) for ``PipelineRun.audit``.
 
 Algorithm
 ---------
-1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target);
-   a signature shared by two or more episodes links them.
+1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target;
+   ``chain``: two, the relation with its target and with its source, so that what waits on X
+   and what X waits on share X's signature and a chain is linked end to end); a signature
+   shared by two or more episodes links them.
 2. Hub suppression. Boilerplate restated in many updates would chain everything into one giant
    component, but a real backbone (ten workstreams waiting on one refactor) is the pattern we
    want. A signature is a *candidate* when it is on at least
@@ -112,6 +114,7 @@ about."""
 
 PAIR = "pair"
 TARGET = "target"
+CHAIN = "chain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +346,7 @@ class SignatureIndex:
     def build(cls, rows: Sequence[Row], linking: Mapping[str, str]) -> SignatureIndex:
         pair = {rel for rel, mode in linking.items() if mode == PAIR}
         target = {rel for rel, mode in linking.items() if mode == TARGET}
+        chain = {rel for rel, mode in linking.items() if mode == CHAIN}
         first: dict[SignatureKey, Row] = {}
         claim = first.setdefault
         repeated_keys: list[SignatureKey] = []
@@ -352,6 +356,14 @@ class SignatureIndex:
             if relation in pair:
                 key: SignatureKey = (row[2], relation, row[4])
             elif relation in target:
+                key = (ANY_SOURCE, relation, row[4])
+            elif relation in chain:
+                # Both ends: what waits on X and what X waits on share X's key, so an update
+                # saying X is blocked upstream joins the updates of the chain waiting on X.
+                key = (ANY_SOURCE, relation, row[2])
+                if claim(key, row) is not row:
+                    repeated_keys.append(key)
+                    repeated_rows.append(row)
                 key = (ANY_SOURCE, relation, row[4])
             else:
                 continue  # ``none`` relations link nothing
@@ -392,13 +404,17 @@ class SignatureIndex:
         return links
 
 
-def signature_of(row: Row, linking: Mapping[str, str]) -> SignatureKey | None:
+def signatures_of(row: Row, linking: Mapping[str, str]) -> tuple[SignatureKey, ...]:
+    """The signature keys a row carries: one, two for a ``chain`` relation (its source's and
+    its target's), none for a ``none`` relation."""
     mode = linking.get(row[3])
     if mode == PAIR:
-        return (row[2], row[3], row[4])
+        return ((row[2], row[3], row[4]),)
     if mode == TARGET:
-        return (ANY_SOURCE, row[3], row[4])
-    return None
+        return ((ANY_SOURCE, row[3], row[4]),)
+    if mode == CHAIN:
+        return ((ANY_SOURCE, row[3], row[2]), (ANY_SOURCE, row[3], row[4]))
+    return ()
 
 
 def source_of(key: SignatureKey) -> int | None:
@@ -531,10 +547,10 @@ def count_asides(
         own: set[int | None] = set()
         others: set[int | None] = set()
         for row in rows_of[episode]:
-            signature = signature_of(row, linking)
-            if signature == key:
+            signatures = signatures_of(row, linking)
+            if key in signatures:
                 into = own
-            elif signature in ignored:
+            elif signatures and all(s in ignored for s in signatures):
                 continue
             else:
                 into = others

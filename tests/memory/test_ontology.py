@@ -33,9 +33,9 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
     ontology = default_ontology()
 
     assert {name: r.linking for name, r in ontology.relations.items()} == {
-        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "target",
+        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "chain",
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
-        "ON_PLAN": "pair", "USES": "none", "TRACKS": "pair", "RELATES_TO": "none",
+        "ON_PLAN": "pair", "USES": "none", "TRACKS": "chain", "RELATES_TO": "none",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
                                                                              "ON_PLAN"}

@@ -47,6 +47,8 @@ def test_the_seed_cluster_says_which_shared_signatures_link_its_episodes() -> No
          (1, 2)),
         (Signature("DEPENDS_ON", story.id("Auth Service Refactor")), (1, 2)),
         (Signature("RESPONSIBLE_FOR", story.id("Payments Integration"), story.id("Bob")), (2, 3)),
+        # A dependency links at both ends: Clara waits on what Bob's work waits with.
+        (Signature("DEPENDS_ON", story.id("Payments Integration")), (2, 3)),
     }
     waits = next(link for link in seed.links if link.relation == "DEPENDS_ON")
     assert waits.fact_ids == tuple(sorted([
@@ -73,6 +75,23 @@ def test_target_mode_links_different_sources_pointing_at_the_same_target() -> No
     story.episode("", ("Globex", "REPORTED", "Login Timeout"))
     clusters, _ = cluster(story)
     assert [c.episode_ids for c in clusters] == [(1, 2)]
+
+
+def test_an_update_saying_the_root_waits_on_something_upstream_joins_the_chain() -> None:
+    story = seed_story()
+    upstream = story.episode("Grace", ("Auth Service Refactor", "DEPENDS_ON", "Security Review"),
+                             ("Security Team", "RESPONSIBLE_FOR", "Security Review"), day=7)
+    (chain,), _ = cluster(story)
+    assert upstream in chain.episode_ids
+    assert story.fact("Auth Service Refactor", "DEPENDS_ON", "Security Review") in chain.fact_ids
+
+
+def test_two_dependencies_with_no_item_in_common_do_not_link() -> None:
+    story = Story()
+    story.episode("Alice", ("API Migration", "DEPENDS_ON", "Auth Refactor"))
+    story.episode("Bob", ("Billing Export", "DEPENDS_ON", "Ledger Rewrite"))
+    clusters, _ = cluster(story)
+    assert clusters == ()
 
 
 def test_pair_mode_needs_the_exact_triple() -> None:
