@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import igraph
 
-from memory.engine.types import ANY_SOURCE, Row, SignatureKey
+from memory.engine.types import ANY_SOURCE, CHAIN_KEY, Row, SignatureKey
 
 NETWORKX_MISSING = (
     "the networkx comparison needs networkx: pip install -e '.[bench]' "
@@ -33,7 +33,7 @@ def signature_episodes(
     rows: Sequence[Row], linking: Mapping[str, str]
 ) -> dict[SignatureKey, set[int]]:
     """signature → the episodes carrying it (``pair``: the triple; ``target``: relation and
-    target; ``chain``: relation and target, and relation and source; ``none`` relations link
+    target; ``chain``: ``CHAIN`` and target, and ``CHAIN`` and source; ``none`` relations link
     nothing)."""
     found: dict[SignatureKey, set[int]] = defaultdict(set)
     for episode, _fact, source, relation, target in rows:
@@ -43,8 +43,8 @@ def signature_episodes(
         elif mode == "target":
             found[(ANY_SOURCE, relation, target)].add(episode)
         elif mode == "chain":
-            found[(ANY_SOURCE, relation, target)].add(episode)
-            found[(ANY_SOURCE, relation, source)].add(episode)
+            found[(ANY_SOURCE, CHAIN_KEY, target)].add(episode)
+            found[(ANY_SOURCE, CHAIN_KEY, source)].add(episode)
     return found
 
 
@@ -126,10 +126,10 @@ def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> list[in
             key = (ANY_SOURCE, relation, target_id)
         elif relation in chain:
             vertex = vertex_of[episode]
-            hub = setdefault((ANY_SOURCE, relation, source), vertex)
+            hub = setdefault((ANY_SOURCE, CHAIN_KEY, source), vertex)
             if hub != vertex:
                 edges.append((hub, vertex))
-            key = (ANY_SOURCE, relation, target_id)
+            key = (ANY_SOURCE, CHAIN_KEY, target_id)
         else:
             continue
         vertex = vertex_of[episode]

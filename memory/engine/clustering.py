@@ -27,9 +27,9 @@ and why (hub candidates with their figures, splits) for ``PipelineRun.audit``.
 Algorithm
 ---------
 1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target;
-   ``chain``: two, the relation with its target and with its source, so that what waits on X
-   and what X waits on share X's signature and a chain is linked end to end); a signature
-   shared by two or more episodes links them.
+   ``chain``: two, ``(CHAIN, target)`` and ``(CHAIN, source)``, so that what waits on X, what X
+   waits on and what tracks X share X's signature and a dependency tree is linked end to end);
+   a signature shared by two or more episodes links them.
 2. Hub suppression. Boilerplate restated in many updates would chain everything into one giant
    component, but a real backbone (ten workstreams waiting on one refactor) is the pattern we
    want. A signature is a *candidate* when it is on at least
@@ -101,6 +101,7 @@ import igraph
 from memory.engine.structure import ISSUE_AS_SOURCE, ISSUE_AS_TARGET, TREE_RELATIONS
 from memory.engine.types import (
     ANY_SOURCE,
+    CHAIN_KEY,
     Cluster,
     Link,
     Row,
@@ -358,13 +359,13 @@ class SignatureIndex:
             elif relation in target:
                 key = (ANY_SOURCE, relation, row[4])
             elif relation in chain:
-                # Both ends: what waits on X and what X waits on share X's key, so an update
-                # saying X is blocked upstream joins the updates of the chain waiting on X.
-                key = (ANY_SOURCE, relation, row[2])
+                # Both ends: what waits on X and what X waits on (or tracks X) share X's key,
+                # so an update saying X is blocked upstream joins the chain waiting on X.
+                key = (ANY_SOURCE, CHAIN_KEY, row[2])
                 if claim(key, row) is not row:
                     repeated_keys.append(key)
                     repeated_rows.append(row)
-                key = (ANY_SOURCE, relation, row[4])
+                key = (ANY_SOURCE, CHAIN_KEY, row[4])
             else:
                 continue  # ``none`` relations link nothing
             if claim(key, row) is not row:
@@ -413,7 +414,7 @@ def signatures_of(row: Row, linking: Mapping[str, str]) -> tuple[SignatureKey, .
     if mode == TARGET:
         return ((ANY_SOURCE, row[3], row[4]),)
     if mode == CHAIN:
-        return ((ANY_SOURCE, row[3], row[2]), (ANY_SOURCE, row[3], row[4]))
+        return ((ANY_SOURCE, CHAIN_KEY, row[2]), (ANY_SOURCE, CHAIN_KEY, row[4]))
     return ()
 
 

@@ -204,7 +204,7 @@ def extend_clusters(
 def _extension(
     cluster: Cluster, context: GraphContext, max_depth: int
 ) -> tuple[set[int], set[int], set[int]]:
-    """(facts to add, updates carrying the upstream dependencies, ended report facts)."""
+    """(facts to add, updates carrying the dependencies followed, ended report facts)."""
     own = set(cluster.fact_ids)
     nodes: set[int] = set()
     issues: set[int] = set()
@@ -218,23 +218,25 @@ def _extension(
         return set(), set(), set()
     extra: set[int] = set()
     episodes: set[int] = set()
-    # Upstream: what the chain's items wait on, beyond the cluster, a bounded number of steps.
-    frontier = sorted(nodes)
+    # Upstream (what the chain's items wait on) and downstream (what waits on them, such as
+    # the work waiting on a tracking item), beyond the cluster, a bounded number of steps.
     seen = set(nodes)
-    for _ in range(max_depth):
-        following: list[int] = []
-        for node in frontier:
-            for fact in context.waits_on.get(node, ()):
-                waited = context.dependencies[fact][1]
-                if fact not in own:
-                    extra.add(fact)
-                    episodes.update(context.fact_episodes.get(fact, ()))
-                if waited not in seen:
-                    seen.add(waited)
-                    following.append(waited)
-        if not following:
-            break
-        frontier = sorted(following)
+    for direction, end in ((context.waits_on, 1), (context.waited_by, 0)):
+        frontier = sorted(nodes)
+        for _ in range(max_depth):
+            following: list[int] = []
+            for node in frontier:
+                for fact in direction.get(node, ()):
+                    other = context.dependencies[fact][end]
+                    if fact not in own:
+                        extra.add(fact)
+                        episodes.update(context.fact_episodes.get(fact, ()))
+                    if other not in seen:
+                        seen.add(other)
+                        following.append(other)
+            if not following:
+                break
+            frontier = sorted(following)
     # What its tracking items track: "tracks 23 items, 7 open" counts all of them.
     for node in sorted(seen):
         for fact in context.tracks.get(node, ()):

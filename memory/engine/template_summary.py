@@ -47,6 +47,7 @@ from memory.engine.structure import (
     Tracker,
 )
 from memory.engine.types import (
+    CHAIN_KEY,
     MAX_CLAIM_CHARS,
     MAX_CLAIMS,
     MAX_NAME_CHARS,
@@ -90,7 +91,9 @@ def summarize_with_template(
     writer = _Writer(structure, facts, entities, episodes)
     if structure.kind == DEPENDENCY_CHAIN and structure.top_blocker is not None:
         name, claims = writer.dependency_chain()
-        claims.extend(writer.tracker_claim(t) for t in structure.trackers)
+        if structure.trackers:  # a tracking item is the parent: it names the pattern
+            name, tracked = writer.trackers()
+            claims = [*tracked, *claims]
     elif structure.kind == RECURRING_ISSUE and structure.recurring and structure.recurring.issues:
         name, claims = writer.recurring_issue()
     elif structure.trackers:
@@ -398,9 +401,13 @@ class _Writer:
         return ""
 
     def link_claim(self, link: Link) -> ClaimDraft | None:
-        singular, plural = _VERBS.get(link.relation) or verb_forms(link.relation)
         n = count(len(link.episode_ids), "update")
         target = self.ref(link.target_id)
+        if link.relation == CHAIN_KEY:
+            verb = "is" if len(link.episode_ids) == 1 else "are"
+            return self.claim(f"{n} {verb} about what {target} waits on, tracks or holds up",
+                              link.fact_ids)
+        singular, plural = _VERBS.get(link.relation) or verb_forms(link.relation)
         if link.source_id is not None:
             text = f"{n} state that {self.ref(link.source_id)} {singular} {target}"
         else:

@@ -49,6 +49,9 @@ cheap and canonical."""
 
 ANY_SOURCE = -1
 """The source of a ``target``-mode signature key (entity ids are positive)."""
+CHAIN_KEY = "CHAIN"
+"""The relation part of every ``chain`` signature: the ``chain`` relations (``DEPENDS_ON``,
+``TRACKS``) share one key per item, so an item's dependencies and its tracking items link."""
 
 MAX_NAME_CHARS = 120
 MAX_CLAIM_CHARS = 400

@@ -218,7 +218,7 @@ class TestAFreshDemo:
                 for c in run.audit["clustering"]["hub_candidates"] if c["suppressed"]
             }
             assert ("Priya", "RESPONSIBLE_FOR", "Project Atlas") in suppressed
-            assert ("*", "DEPENDS_ON", "Security Review") in suppressed
+            assert ("*", "CHAIN", "Security Review") in suppressed
         # So no observation chains the weekly notes together through them.
         for observation in Observation.objects.filter(graph__slug="atlas"):
             assert not observation.entities.filter(

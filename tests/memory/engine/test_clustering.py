@@ -45,12 +45,12 @@ def test_the_seed_cluster_says_which_shared_signatures_link_its_episodes() -> No
     assert links == {
         (Signature("RESPONSIBLE_FOR", story.id("Auth Service Refactor"), story.id("Backend Team")),
          (1, 2)),
-        (Signature("DEPENDS_ON", story.id("Auth Service Refactor")), (1, 2)),
+        (Signature("CHAIN", story.id("Auth Service Refactor")), (1, 2)),
         (Signature("RESPONSIBLE_FOR", story.id("Payments Integration"), story.id("Bob")), (2, 3)),
         # A dependency links at both ends: Clara waits on what Bob's work waits with.
-        (Signature("DEPENDS_ON", story.id("Payments Integration")), (2, 3)),
+        (Signature("CHAIN", story.id("Payments Integration")), (2, 3)),
     }
-    waits = next(link for link in seed.links if link.relation == "DEPENDS_ON")
+    waits = next(link for link in seed.links if link.relation == "CHAIN")
     assert waits.fact_ids == tuple(sorted([
         story.fact("API Migration", "DEPENDS_ON", "Auth Service Refactor"),
         story.fact("Payments Integration", "DEPENDS_ON", "Auth Service Refactor"),
@@ -170,7 +170,7 @@ def test_boilerplate_is_suppressed_while_the_blocker_keeps_its_ten_workstreams()
     # Without it: the 5 workstreams (joined by the blocker), 10 feature pairs and 5 one-offs.
     assert boilerplate["bridged_groups"] == 16
 
-    blocker = candidate(audit, Signature("DEPENDS_ON", story.id("Auth Refactor")))
+    blocker = candidate(audit, Signature("CHAIN", story.id("Auth Refactor")))
     assert blocker["suppressed"] is False
     assert blocker["aside_ratio"] == 0.0
     assert blocker["bridged_groups"] is None  # not an aside: bridging is not even asked
@@ -256,7 +256,7 @@ def test_a_blocker_in_updates_that_say_nothing_else_about_the_waiting_work_is_ke
     for k in range(10):
         story.episode(f"Helper {k}", (f"Helper {k}", "RESPONSIBLE_FOR", f"Chore {k}"))
     clusters, audit = cluster(story)
-    blocker = candidate(audit, Signature("DEPENDS_ON", story.id("Auth Refactor")))
+    blocker = candidate(audit, Signature("CHAIN", story.id("Auth Refactor")))
     assert (blocker["aside_ratio"], blocker["restated_share"]) == (1.0, 0.0)
     assert blocker["suppressed"] is False
     assert [c.episode_ids for c in clusters] == [tuple(range(1, 11))]
@@ -299,7 +299,7 @@ def test_a_heading_that_is_the_only_fact_of_every_agenda_it_heads_glues_nothing(
 
     clusters, audit = cluster(story)
 
-    verdict = candidate(audit, Signature("DEPENDS_ON", story.id("Unresolved Concerns")))
+    verdict = candidate(audit, Signature("CHAIN", story.id("Unresolved Concerns")))
     assert (verdict["alone_episodes"], verdict["multi_fact_episodes"]) == (30, 0)
     assert verdict["suppressed"] is True
     assert [c.episode_ids for c in clusters] == [tuple(pair)]
@@ -320,7 +320,7 @@ def test_a_fact_that_only_shares_a_suppressed_signature_stays_evidence() -> None
 
     result = cluster_episodes(story.rows, LINKING, story.authors)
 
-    assert candidate(result.audit, Signature("DEPENDS_ON", story.id("Security Review")))[
+    assert candidate(result.audit, Signature("CHAIN", story.id("Security Review")))[
         "suppressed"] is True
     assert result.suppressed_fact_ids == {story.fact(*footer)}
     (pair,) = result.clusters
