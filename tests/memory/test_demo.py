@@ -271,7 +271,8 @@ class TestAFreshDemo:
         (issue,) = [o for o in active("support", Observation.Kind.RECURRING_ISSUE)
                     if o.name.startswith("502 Errors")]
         assert issue.name == "502 Errors reported by 4 customers, 1 reports it resolved"
-        assert "Soylent Foods (" in issue.summary and "reports it resolved for them" in issue.summary
+        assert "Soylent Foods (" in issue.summary
+        assert "reports it resolved for them" in issue.summary
         assert issue.episodes.filter(external_id="zd-4136").exists()
         assert issue.facts.filter(pk=reports["Soylent Foods"].pk).exists()
 

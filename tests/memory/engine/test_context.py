@@ -115,9 +115,8 @@ def test_following_a_chain_upstream_stops_after_the_bounded_depth() -> None:
     story.episode("Alice", ("Item 0", "DEPENDS_ON", "Item 1"))
     story.episode("Bob", ("Item 0", "DEPENDS_ON", "Item 1"))
     links = [story.fact(f"Item {i}", "DEPENDS_ON", f"Item {i + 1}") for i in range(1, 6)]
-    rows = story.rows + [(100 + i, fact, *[(k[0], k[1], k[2]) for k, v in
-                                          story.fact_ids.items() if v == fact][0])
-                         for i, fact in enumerate(links)]
+    triple = {fact: key for key, fact in story.fact_ids.items()}
+    rows = story.rows + [(100 + i, fact, *triple[fact]) for i, fact in enumerate(links)]
     (cluster,) = clusters_of(story, [r for r in rows if r[0] < 100])
 
     (chain,) = extend_clusters([cluster], build_context(rows), max_depth=2)
