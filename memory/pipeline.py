@@ -28,13 +28,20 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
+from memory.engine.context import build_context, extend_clusters, settle_dependencies
 from memory.engine.lifecycle import Reconciliation, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
 from memory.llm import llm_enabled
 from memory.models import Episode, Graph, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
-from memory.snapshot import load_active_observations, load_details, load_snapshot
+from memory.snapshot import (
+    completion_status_ids,
+    load_active_observations,
+    load_details,
+    load_ended_reports,
+    load_snapshot,
+)
 from memory.summarize import TEMPLATE_GENERATOR, summarize_cluster
 
 logger = logging.getLogger(__name__)
@@ -199,35 +206,45 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         data_version = Graph.objects.values_list("data_version", flat=True).get(pk=graph.pk)
         snapshot = load_snapshot(graph, as_of=as_of, window_days=options.get("window_days"),
                                  is_now=is_now)
+        # A dependency on finished work holds nothing up, whether or not a resolution rule
+        # closed it: structure never names a done item a root blocker.
+        settled = settle_dependencies(snapshot.rows, completion_status_ids(graph, ontology))
+        ended_reports = load_ended_reports(graph, as_of=as_of, is_now=is_now)
 
     with progress.stage("cluster"), paused_gc():
-        clustering = cluster_episodes(snapshot.rows, linking, snapshot.episode_authors,
+        clustering = cluster_episodes(settled.rows, linking, snapshot.episode_authors,
                                       clustering_settings)
+        # The graph around the clusters: chains followed beyond their own updates (owners,
+        # upstream, what trackers track, reports customers ended) become their evidence.
+        context = build_context(settled.rows, clustering.suppressed_fact_ids, settled.done,
+                                ended_reports)
+        found = extend_clusters(clustering.clusters, context)
 
     with progress.stage("reconcile"), paused_gc():
         # Read after clustering: the evidence of observations a cluster matches by fingerprint
         # is never looked at, so it is not loaded.
         active = load_active_observations(
-            graph, matched_fingerprints={cluster.fingerprint for cluster in clustering.clusters}
+            graph, matched_fingerprints={cluster.fingerprint for cluster in found}
         )
         # Only the episodes of observations that may retire are looked up in the window.
         in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
-        decisions: Reconciliation = reconcile(
-            clustering.clusters, active, snapshot.current_fact_ids, in_window
-        )
-    clusters = {cluster.key: cluster for cluster in clustering.clusters}
+        current = (snapshot.current_fact_ids - settled.settled.keys()) | {
+            report.fact_id for report in ended_reports}
+        decisions: Reconciliation = reconcile(found, active, current, in_window,
+                                              settled.settled)
+    clusters = {cluster.key: cluster for cluster in found}
     changed = [clusters[created.cluster_key] for created in decisions.created]
 
     with progress.stage("analyse", total=len(changed)), paused_gc():
         details = load_details(
-            snapshot.rows,
+            settled.rows,
             {f for cluster in changed for f in cluster.fact_ids},
             {e for cluster in changed for e in cluster.episode_ids},
-            texts=with_model,
+            texts=with_model, extra_facts=context.facts,  # ended reports are not among the rows
         )
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,
-                                         details.episodes)
+                                         details.episodes, context)
             for cluster in changed
         }
 
@@ -269,11 +286,12 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "episodes": snapshot.episode_count(),
         "evidence_rows": len(snapshot.rows),
         "facts": len(snapshot.current_fact_ids),
-        "clusters": len(clustering.clusters),
+        "clusters": len(found),
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
         "updated": sum(1 for c in decisions.created if c.lineage is not None),
         "untouched": len(decisions.untouched),
+        "restated": len(decisions.restated),
         "retired": len(decisions.retired),
         "retired_by_reason": _by_reason(decisions),
         "llm": llm,
@@ -287,7 +305,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             tokens_in=llm["tokens_in"], tokens_out=llm["tokens_out"],
         )
         publish_run(run, drafts=drafts, retired=decisions.retired, names=names,
-                    now=as_of if not is_now else timezone.now(), counts=counts)
+                    now=as_of if not is_now else timezone.now(), counts=counts,
+                    restated=[(r, clusters[r.cluster_key]) for r in decisions.restated])
     PipelineRun.objects.filter(pk=run.pk).update(
         progress={"percent": 100, "stages": progress.stages}, timings=progress.timings
     )
