@@ -69,6 +69,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "dashboard.health.middleware",  # /healthz, /readyz: before host checks and HTTPS redirects
     "django.middleware.security.SecurityMiddleware",
     "dashboard.middleware.refuse_nul_in_path",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -22,6 +22,7 @@ The record format (one JSON object per line, or one JSON array of them)::
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -138,7 +139,9 @@ class IngestReport:
 def read_records(payload: bytes) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed JSON or InvalidEpisode)`` from JSON Lines, or from one JSON
     array (numbered by item). Blank lines are skipped; a line that is not UTF-8 or not JSON is
-    yielded as an ``InvalidEpisode`` so the caller reports it and goes on."""
+    yielded as an ``InvalidEpisode`` so the caller reports it and goes on. A UTF-8 byte-order
+    mark at the start (Windows editors write one) is not content."""
+    payload = payload.removeprefix(codecs.BOM_UTF8)
     stripped = payload.lstrip()
     if stripped.startswith(b"["):
         try:

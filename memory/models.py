@@ -413,6 +413,16 @@ class PipelineRun(models.Model):
             models.UniqueConstraint(
                 fields=["graph"], condition=Q(status="running"), name="run_one_running_per_graph"
             ),
+            # One queued run per graph and as-of time (requests made at once share it); two
+            # constraints because a NULL as_of would make every row distinct.
+            models.UniqueConstraint(
+                fields=["graph"], condition=Q(status="queued", as_of__isnull=True),
+                name="run_one_queued_per_graph",
+            ),
+            models.UniqueConstraint(
+                fields=["graph", "as_of"], condition=Q(status="queued", as_of__isnull=False),
+                name="run_one_queued_per_graph_as_of",
+            ),
         ]
         indexes = [models.Index(fields=["graph", "-created_at"], name="run_graph_recent")]
 

@@ -129,15 +129,25 @@ def request_run(
     as_of: datetime | None = None,
 ) -> PipelineRun:
     """A queued run for the graph (an existing queued one is reused): what the pages, the API and
-    the scheduler create before a worker takes it."""
+    the scheduler create before a worker takes it. Requests made at the same moment get the same
+    run (the database keeps one queued run per graph and as-of time)."""
     queued = PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED,
-                                        as_of=as_of).first()
-    if queued is not None:
-        return queued
-    return PipelineRun.objects.create(
-        graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
-        settings=graph_settings(graph),
-    )
+                                        as_of=as_of)
+    existing = queued.first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return PipelineRun.objects.create(
+                graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
+                settings=graph_settings(graph),
+            )
+    except IntegrityError:
+        # Another request queued it between our look-up and our insert.
+        existing = queued.first()
+        if existing is None:  # pragma: no cover - and a worker took it in between
+            raise
+        return existing
 
 
 def claim_run(run: PipelineRun) -> bool:
@@ -163,9 +173,23 @@ def run_pipeline(
     as_of: datetime | None = None,
     user: AbstractBaseUser | None = None,
 ) -> PipelineRun | None:
-    """Run the pipeline now, in this process. ``None`` when another run holds the graph."""
-    run = request_run(graph, trigger=trigger, user=user, as_of=as_of)
-    if not claim_run(run):
+    """Run the pipeline now, in this process (a run already queued for the graph is taken).
+    ``None`` when another run holds the graph — and then nothing is left queued behind it for
+    nobody to run: whoever runs the graph next sees what changed."""
+    queued = PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED,
+                                        as_of=as_of).first()
+    if queued is not None:
+        return execute_run(queued) if claim_run(queued) else None
+    abandon_stale_runs(graph.pk)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            run = PipelineRun.objects.create(
+                graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
+                settings=graph_settings(graph), status=PipelineRun.Status.RUNNING,
+                started_at=now, heartbeat_at=now,
+            )
+    except IntegrityError:  # the graph is held by another run
         return None
     return execute_run(run)
 

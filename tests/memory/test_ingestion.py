@@ -243,3 +243,17 @@ def test_parallel_identical_batches_without_external_ids_store_each_episode_once
     assert Episode.objects.filter(graph=graph).count() == 200
     assert sum(stored for stored, _ in outcomes) == 200
     assert sum(duplicates for _, duplicates in outcomes) == 19 * 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("shape", ["jsonl", "array"])
+def test_a_utf8_byte_order_mark_at_the_start_of_a_file_is_not_part_of_line_1(
+    graph: Graph, shape: str
+) -> None:
+    """Windows editors save UTF-8 with a byte-order mark; it is not content."""
+    records = [line(external_id="one"), line(external_id="two")]
+    body = jsonl(records) if shape == "jsonl" else json.dumps(records).encode()
+
+    report = ingest_records(graph, read_records(b"\xef\xbb\xbf" + body), process=False)
+
+    assert (report.stored, report.rejected) == (2, 0), report.results

@@ -110,6 +110,55 @@ def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> No
     assert run_pipeline(graph) is None
 
 
+@pytest.mark.django_db
+def test_a_run_that_finds_the_graph_held_leaves_no_queued_run_behind(graph: Graph) -> None:
+    """The settle task or the command found the graph busy: nothing is left for nobody to run
+    (the next settle check runs the graph again if it changed)."""
+    PipelineRun.objects.create(graph=graph, status=PipelineRun.Status.RUNNING,
+                               started_at=datetime.now().astimezone(),
+                               heartbeat_at=datetime.now().astimezone())
+
+    run_pipeline(graph)
+
+    assert not PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED).exists()
+
+
+@pytest.mark.django_db
+def test_the_database_keeps_one_queued_run_per_graph_and_as_of(graph: Graph) -> None:
+    from django.db import IntegrityError, transaction
+
+    PipelineRun.objects.create(graph=graph)
+    PipelineRun.objects.create(graph=graph, as_of=datetime(2026, 11, 1).astimezone())
+
+    for as_of in (None, datetime(2026, 11, 1).astimezone()):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            PipelineRun.objects.create(graph=graph, as_of=as_of)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_for_a_run_share_one_queued_run() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    from memory.pipeline import request_run
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "concurrent requests need PostgreSQL")
+    graph = Graph.objects.create(slug="busy", name="Busy")
+
+    def request(_: int) -> int:
+        try:
+            return request_run(graph).pk
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        runs = set(pool.map(request, range(10)))
+
+    assert len(runs) == 1
+    assert PipelineRun.objects.filter(graph=graph).count() == 1
 
 
 @pytest.mark.django_db
