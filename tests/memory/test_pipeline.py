@@ -468,3 +468,27 @@ def test_an_injected_update_and_a_model_that_obeys_it_publish_nothing_it_asked_f
     assert observation.episodes.filter(external_id="mallory").exists()
     assert not Fact.objects.filter(graph=graph, source__name__icontains="bob",
                                    target__name__icontains="fired").exists()
+
+
+@pytest.mark.django_db
+def test_a_stand_in_restated_by_a_new_update_is_rewritten_by_the_model_not_restated(
+    graph: Graph, ingest: IngestFn, fake_openai, settings
+) -> None:
+    settings.LLM_MAX_RETRIES = 0
+    fake_openai.fail(503)  # the model is down for the first run
+    ingest(graph, SEED)
+    (stand_in,) = active(graph)
+    assert stand_in.summary_pending
+    again = {**SEED[0], "external_id": "alice-again",
+             "reference_time": "2026-11-30T09:00:00+00:00"}
+
+    ingest(graph, [again])  # the same facts, said again; the model answers now
+
+    (written,) = active(graph)
+    assert written.generator == "fake-model-1" and written.version == stand_in.version + 1
+    assert written.episodes.filter(external_id="alice-again").exists()
+    stand_in.refresh_from_db()
+    assert (stand_in.status, stand_in.retired_reason) == ("retired", "superseded")
+    assert stand_in.restatements == []  # superseded, not restated in place
+    run = PipelineRun.objects.filter(graph=graph).latest("started_at")
+    assert run.counts["resummarized"] == 1

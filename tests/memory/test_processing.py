@@ -376,10 +376,12 @@ def test_the_vendor_saying_an_issue_is_fixed_ends_every_report_and_what_it_follo
 
 
 def closure_of_report(customer: str, sentence: str) -> dict:
-    """A model's reading of "works again, thanks" from a customer: their report ends."""
-    return {"entities": [], "facts": [], "closures": [{
-        "source": customer, "source_type": "Customer", "relation": "REPORTED",
-        "target": "502 Errors", "target_type": "Issue", "sentence": sentence}]}
+    """A model's reading of "works again, thanks" from a customer: their report ends (in the
+    extractor's compact answer: the one episode, its entities, and the ended fact citing its
+    first sentence, ``sentence``)."""
+    return {"episodes": [{"id": 1, "entities": [
+        {"n": customer, "t": "Customer"}, {"n": "502 Errors", "t": "Issue"}],
+        "facts": [{"s": 0, "r": "REPORTED", "o": 1, "q": 1, "d": None, "x": True}]}]}
 
 
 @pytest.mark.django_db
