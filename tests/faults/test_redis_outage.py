@@ -187,6 +187,9 @@ def test_a_worker_survives_redis_going_away_mid_task_three_times_and_finishes_th
     env = worker_env(redis_server.url(0), queue, CACHE_URL=redis_server.url(1),
                      OPENAI_API_KEY="sk-fake", OPENAI_BASE_URL=fake_openai.base_url,
                      LLM_MODEL="fake-model-1", LLM_EXTRACTION="1", LLM_TIMEOUT_SECONDS="20",
+                     # One update per extraction call: a slow call per update, so outages fall
+                     # mid-task again and again.
+                     LLM_EXTRACTION_BATCH_SIZE="1",
                      EPISODE_PENDING_GRACE_SECONDS="1", SWEEP_INTERVAL_SECONDS="1",
                      EPISODE_STALE_SECONDS="5")
     worker = Worker(queue=queue, env=env, name=f"flaky-{queue}", as_deployed=True).start()
