@@ -14,6 +14,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from dashboard import throttle
+from memory.importers import FORMAT_LABELS
 from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LENGTH
 from memory.models import Episode, Observation
 from memory.ontology import ENTITY_TYPES
@@ -284,16 +285,26 @@ class EpisodeForm(forms.Form):
         }
 
 
+JSON_LINES = "jsonl"
+
+
 class UploadForm(forms.Form):
-    file = forms.FileField(
-        label="JSON Lines file",
-        help_text="One episode per line: author, reference_time (ISO 8601 with offset), content "
-                  "— the format of manage.py ingest.",
+    format = forms.ChoiceField(
+        label="Format",
+        choices=[(JSON_LINES, "JSON Lines (our episode format)"), *FORMAT_LABELS.items()],
+        initial=JSON_LINES,
+        required=False,
+        help_text="JSON Lines: one episode per line, the format of manage.py ingest. A tracker's "
+                  "export becomes one episode per change (manage.py import).",
     )
+    file = forms.FileField(label="File")
 
     def __init__(self, *args: Any, max_bytes: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.max_bytes = max_bytes
+
+    def clean_format(self) -> str:
+        return self.cleaned_data.get("format") or JSON_LINES
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]

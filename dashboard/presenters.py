@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory.importers.runs import ImportReport
 from memory.ingestion import IngestReport, LineResult
 from memory.models import (
     Claim,
@@ -360,7 +361,12 @@ class UploadResult:
     progress: Mapping[str, int]
     """Episode status → how many of the upload's episodes are in it."""
     filename: str = ""
-    report: IngestReport | None = None
+    report: IngestReport | ImportReport | None = None
+
+    @property
+    def imported(self) -> ImportReport | None:
+        """The report of a tracker export's import (items and changes, not lines)."""
+        return self.report if isinstance(self.report, ImportReport) else None
 
     @classmethod
     def progress_only(cls, ingested_at: datetime, progress: Mapping[str, int]) -> UploadResult:
@@ -369,17 +375,19 @@ class UploadResult:
     @property
     def problems(self) -> list[LineResult]:
         """Rejected and duplicate lines, in file order."""
-        lines = self.report.results if self.report else []
+        lines = self.report.results if isinstance(self.report, IngestReport) else []
         return [r for r in lines if r.status != "stored"][:LINES_LISTED]
 
     @property
     def stored_lines(self) -> list[LineResult]:
-        lines = self.report.results if self.report else []
+        lines = self.report.results if isinstance(self.report, IngestReport) else []
         return [r for r in lines if r.status == "stored"][:LINES_LISTED]
 
     @property
     def lines_cut(self) -> bool:
         report = self.report
+        if isinstance(report, ImportReport):
+            return len(report.problems) > LINES_LISTED
         return bool(report) and max(report.stored, report.duplicates + report.rejected) > (
             LINES_LISTED)
 

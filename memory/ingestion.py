@@ -13,6 +13,7 @@ The record format (one JSON object per line, or one JSON array of them)::
      "content": "The API migration is blocked...",    # text and message
      "data": {...},                           # json episodes: an object
      "source": "weekly-status",
+     "url": "https://tracker.example/browse/ATL-12",   # optional: where it lives (http/https)
      "entities": [{"name": "Alice", "type": "Person"}],          # optional, pre-extracted
      "facts": [{"source": "API Migration", "relation": "DEPENDS_ON",
                 "target": "Auth Service Refactor", "fact": "...", "valid_at": "...",
@@ -41,6 +42,7 @@ MAX_CONTENT_BYTES = 64 * 1024
 MAX_AUTHOR_LENGTH = 200
 MAX_SOURCE_LENGTH = 100
 MAX_EXTERNAL_ID_LENGTH = 255
+MAX_URL_LENGTH = 500
 MAX_FACTS_PER_EPISODE = 200
 WRITE_BATCH = 500
 MAX_UTC_OFFSET = timedelta(hours=16)
@@ -70,12 +72,16 @@ class EpisodeInput:
     source: str = ""
     external_id: str | None = None
     supplied: dict[str, Any] | None = None
+    url: str = ""
 
     @property
     def content_hash(self) -> str:
+        fields: list[Any] = [self.author, self.reference_time.isoformat(), self.type,
+                             self.content, self.data, self.source, self.supplied]
+        if self.url:  # appended only when given: hashes of records without one stay as they were
+            fields.append(self.url)
         canonical = json.dumps(
-            [self.author, self.reference_time.isoformat(), self.type, self.content, self.data,
-             self.source, self.supplied],
+            fields,
             sort_keys=True,
             ensure_ascii=False,
             default=str,
@@ -219,6 +225,9 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     author = _optional_string(record, "author", MAX_AUTHOR_LENGTH)
     source = _optional_string(record, "source", MAX_SOURCE_LENGTH)
     external_id = _optional_string(record, "external_id", MAX_EXTERNAL_ID_LENGTH) or None
+    url = _optional_string(record, "url", MAX_URL_LENGTH)
+    if url and not re.match(r"^https?://[^\s/]+", url):
+        raise InvalidEpisode("url", "must be an http:// or https:// address")
 
     content, data = "", None
     if episode_type == Episode.Type.JSON:
@@ -250,6 +259,7 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
         source=source,
         external_id=external_id,
         supplied=supplied,
+        url=url,
     )
 
 
@@ -415,6 +425,7 @@ def _store_batch(
                 external_id=item.external_id,
                 author=item.author,
                 source=item.source,
+                url=item.url,
                 type=item.type,
                 content=item.content,
                 data=item.data,

@@ -97,6 +97,8 @@ class Episode(models.Model):
         "Entity", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     source = models.CharField(max_length=100, blank=True)
+    url = models.URLField(max_length=500, blank=True)
+    """Where it lives in the tool it came from (a tracker item's page): every page links back."""
     type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
     content = models.TextField(blank=True)
     data = models.JSONField(null=True, blank=True)
@@ -413,6 +415,60 @@ class PipelineRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+
+class ImportRun(models.Model):
+    """One import of a tracker export into a graph (``memory.importers``): what was asked, its
+    progress while it runs, and what it stored, skipped and refused, item by item."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="imports")
+    format = models.CharField(max_length=20)
+    filename = models.CharField(max_length=255, blank=True)
+    since = models.DateTimeField(null=True, blank=True)
+    """Only changes from then on (an incremental import)."""
+    options = models.JSONField(default=dict)
+    """What the reader is told (``base_url``, ``timezone``)."""
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    payload = models.BinaryField(blank=True, default=b"")
+    """The uploaded export until the run has read it (emptied when it ends)."""
+    items = models.PositiveIntegerField(default=0)
+    """Tracker items read from the export."""
+    episodes = models.PositiveIntegerField(default=0)
+    """Episodes mapped from them (one per change)."""
+    processed = models.PositiveIntegerField(default=0)
+    """Episodes handed to ingestion so far (the progress)."""
+    stored = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    problems = models.JSONField(default=list)
+    """Each bad item or episode: ``{"position", "item", "reason"}``."""
+    error = models.TextField(blank=True)
+    """Why the whole import was refused (the wrong format...): nothing was stored."""
+    requested_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["graph", "created_at"], name="import_graph_created")]
+
+    def __str__(self) -> str:
+        return f"{self.format} import into {self.graph_id} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.SUCCEEDED:
+            return 100
+        return int(100 * self.processed / self.episodes) if self.episodes else 0
 
 
 class LLMCall(models.Model):

@@ -200,3 +200,12 @@ def summarize_entity(entity_id: int) -> str:
 def summarize_entity_later(entity_id: int) -> None:
     """After the current transaction commits (at once outside one), write the entity's summary."""
     transaction.on_commit(lambda: _send(summarize_entity, entity_id))
+
+
+@shared_task(name="memory.run_import", autoretry_for=(OperationalError,), retry_backoff=5,
+             max_retries=3)
+def run_import(import_run_id: int) -> str:
+    """Carry out a recorded tracker import (``memory.importers.runs``)."""
+    from memory.importers.runs import execute_run
+
+    return execute_run(import_run_id)

@@ -233,7 +233,7 @@ def scopes_of(
         if source is not None and relation and relation.single_valued:
             scopes.add(("from", source, fact.relation))
         if (source is not None and fact.relation == "HAS_STATUS"
-                and ontology.is_completion_status(fact.target)):
+                and ontology.is_final_status(fact.target)):
             for rule in ontology.resolution_rules:
                 scopes.add(("to", rule.relation, source) if rule.side == "target"
                            else ("from", source, rule.relation))
@@ -323,7 +323,8 @@ class FactRecorder:
         )
 
     def _is_completion(self, fact: ExtractedFact) -> bool:
-        return fact.relation == "HAS_STATUS" and self.ontology.is_completion_status(fact.target)
+        # Done or ended (won't fix, duplicate...): either way nothing waits on it any more.
+        return fact.relation == "HAS_STATUS" and self.ontology.is_final_status(fact.target)
 
     def _add(self, item: ExtractedFact) -> None:
         source = self._entity(item.source, item.source_type)
@@ -332,6 +333,9 @@ class FactRecorder:
             return
         if source.pk == target.pk:
             self.outcome.notes.append(f"dropped self-loop: {item.sentence}")
+            return
+        if item.invalid_at is not None and item.valid_at is None:
+            self._end_given(item, source.pk, target.pk)
             return
         valid_at = item.valid_at or self.episode.reference_time
         same = [
@@ -382,6 +386,22 @@ class FactRecorder:
         if item.relation == "DEPENDS_ON" and fact.invalid_at is None:
             self._end_if_already_done(key, span)
 
+    def _end_given(self, item: ExtractedFact, source_id: int, target_id: int) -> None:
+        """A fact given with only its end (a link removed in a tracker at a time) ends the
+        matching open fact then — it is no support for it (DESIGN §5: a link removed in a
+        tracker closes that link at that time). Only that edge: the same source, relation and
+        target. Nothing open to end (its start was never told) records nothing."""
+        assert item.invalid_at is not None
+        matching = [s for s in self.batch.from_source(source_id, item.relation)
+                    if s.target_id == target_id]
+        closings = decide_explicit(item.invalid_at, matching)
+        if not closings:
+            self.outcome.notes.append(f"nothing open to end: {item.sentence}")
+            return
+        for closing in closings:
+            # The episode is what ended it (``closed_by_episode``), not evidence that it holds.
+            self._end(closing.span.key, closing.at, Fact.CloseReason.GIVEN, by_fact=None)
+
     def _revise(self, span: Span, valid_at: datetime, sentence: str) -> None:
         """What was recorded is never rewritten (DESIGN §3): the fact believed to begin later is
         expired, and a revised fact with the earlier start replaces it, carrying its evidence and
@@ -426,7 +446,7 @@ class FactRecorder:
         completions = [
             s for s in self.batch.from_source(span.target_id, "HAS_STATUS")
             if not s.expired and s.valid_at >= span.valid_at
-            and self.ontology.is_completion_status(self.facts[s.key].target.name)
+            and self.ontology.is_final_status(self.facts[s.key].target.name)
         ]
         if completions:
             done = min(completions, key=lambda s: (s.valid_at, s.rank))
