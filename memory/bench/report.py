@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,32 +121,68 @@ def markdown_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def render_text(results: Sequence[dict[str, Any]]) -> str:
+def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
+                                                                  list[list[str]]]]:
+    """The parts beside the generated scenarios: the real support corpus's side by side and the
+    import throughput."""
+    from memory.bench.support_corpus import COMPARISON_HEADERS, comparison_rows
+
+    tables = []
+    corpus = (extras or {}).get("support_corpus")
+    if corpus:
+        tables.append((
+            f"Support corpus: {corpus['messages']} real messages grouped by our observations "
+            "and by TF-IDF + k-means per brand (k = gold problems of the brand)",
+            COMPARISON_HEADERS, comparison_rows(corpus)))
+    imports = (extras or {}).get("imports")
+    if imports:
+        tables.append(("Import throughput (parsed and mapped, no database)",
+                       IMPORT_HEADERS, import_rows(imports)))
+    return tables
+
+
+IMPORT_HEADERS = ["format", "tickets", "episodes", "seconds", "tickets/s", "episodes/s"]
+
+
+def import_rows(imports: Sequence[dict[str, Any]]) -> list[list[str]]:
+    return [[i["format"], f"{i['items']:,}", f"{i['episodes']:,}", f"{i['seconds']:.2f}",
+             f"{i['items_per_second']:,.0f}", f"{i['episodes_per_second']:,.0f}"]
+            for i in imports]
+
+
+def render_text(results: Sequence[dict[str, Any]],
+                extras: Mapping[str, Any] | None = None) -> str:
     parts = []
     for title, (headers, build) in TABLES.items():
         rows = build(results)
         if rows:
             parts.append(f"{title}\n{text_table(headers, rows)}")
+    for title, headers, rows in extra_tables(extras):
+        parts.append(f"{title}\n{text_table(headers, rows)}")
     return "\n\n".join(parts)
 
 
-def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any],
+                    extras: Mapping[str, Any] | None = None) -> str:
     lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
              f"Date: {meta['date']}; total {meta['seconds']:.0f} s", ""]
     for title, (headers, build) in TABLES.items():
         rows = build(results)
         if rows:
             lines += [f"**{title}**", "", markdown_table(headers, rows), ""]
+    for title, headers, rows in extra_tables(extras):
+        lines += [f"**{title}**", "", markdown_table(headers, rows), ""]
     return "\n".join(lines)
 
 
 def write_outputs(out: Path, results: Sequence[dict[str, Any]],
-                  meta: dict[str, Any]) -> tuple[Path, Path]:
+                  meta: dict[str, Any],
+                  extras: Mapping[str, Any] | None = None) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out / "bench.json", out / "bench.md"
-    json_path.write_text(json.dumps({"meta": meta, "results": list(results)}, indent=1,
-                                    default=str))
-    md_path.write_text(render_markdown(results, meta))
+    json_path.write_text(json.dumps({"meta": meta, "results": list(results),
+                                     **(extras or {})}, indent=1, default=str))
+    md_path.write_text(render_markdown(results, meta, extras))
     return json_path, md_path
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
@@ -23,7 +24,11 @@ from memory.bench.fake_openai import FakeOpenAI
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
+from memory.bench.support_corpus import SKLEARN_MISSING
+from memory.bench.support_corpus import compare as compare_support_corpus
 
+PARTS = ("scenarios", "support-corpus", "imports")
+DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
 FULL_SIZES = [1_000, 10_000, 100_000]
 QUICK_SIZES = [150]
 TEXT_MAX_SIZE = 10_000
@@ -48,12 +53,24 @@ class Command(BaseCommand):
         parser.add_argument("--no-llm", action="store_true",
                             help="no fake model server: template summaries, no naive comparison")
         parser.add_argument("--keep", action="store_true", help="keep the bench graphs")
+        parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
+                            help="the generated scenarios; the real support corpus grouped by "
+                                 "us and by TF-IDF + k-means; import throughput (all by "
+                                 "default)")
+        parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                            help="directory of the labelled corpus (support-corpus part)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        parts = options["parts"]
         try:
             import networkx  # noqa: F401
         except ImportError:
             raise CommandError(NETWORKX_MISSING) from None
+        if "support-corpus" in parts:
+            try:
+                import sklearn  # noqa: F401
+            except ImportError:
+                raise CommandError(SKLEARN_MISSING) from None
         quick = options["quick"]
         sizes = options["sizes"] or (QUICK_SIZES if quick else FULL_SIZES)
         out = Path(options["out"])
@@ -67,9 +84,13 @@ class Command(BaseCommand):
         )
         server = None if options["no_llm"] else FakeOpenAI().start()
         started = time.perf_counter()
-        results = []
+        results: list[dict[str, Any]] = []
+        extras: dict[str, Any] = {}
         try:
-            for size in sizes:
+            if "support-corpus" in parts:
+                self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
+                extras["support_corpus"] = compare_support_corpus(Path(options["corpus"]))
+            for size in (sizes if "scenarios" in parts else []):
                 forms = options["forms"] or (
                     ["text", "structured"] if size <= TEXT_MAX_SIZE else ["structured"])
                 for form in forms:
@@ -80,12 +101,12 @@ class Command(BaseCommand):
                         results.append(run_case(scenario, size, form, case_options, server))
                         self.stderr.write(f"  done in {time.perf_counter() - case_started:.1f} s")
                         # Written after every case: a long run interrupted keeps what it measured.
-                        write_outputs(out, results, self._meta(started, server))
+                        write_outputs(out, results, self._meta(started, server), extras)
         finally:
             if server:
                 server.stop()
-        self.stdout.write(render_text(results))
-        json_path, md_path = write_outputs(out, results, self._meta(started, server))
+        self.stdout.write(render_text(results, extras))
+        json_path, md_path = write_outputs(out, results, self._meta(started, server), extras)
         self.stdout.write(f"\nwrote {json_path} and {md_path}")
 
 
