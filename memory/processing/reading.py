@@ -17,6 +17,7 @@ from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
+from memory.support import brand_of, scope_to_brand
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +92,9 @@ def with_text(given: Extraction, text: Extraction) -> Extraction:
 def read_text(
     episode: Episode, ontology: Ontology, known: Mapping[str, str], author_type: str
 ) -> Extraction:
-    """The words of the episode read by the model when one is configured, else by the rules."""
+    """The words of the episode read by the model when one is configured, else by the rules.
+    A customer's message names the problems and products of its brand (``memory.support``)."""
+    brand = brand_of(episode.source) if author_type == "Customer" else None
     supplied = episode.supplied or {}
     if settings.LLM_EXTRACTION:
         from memory.extraction.llm import extract_with_model
@@ -99,7 +102,7 @@ def read_text(
         extraction = extract_with_model(episode, ontology=ontology, known_entities=known,
                                         author_type=author_type)
         if extraction is not None:
-            return extraction
+            return scope_to_brand(extraction, brand)
     extraction = extract_with_rules(
         episode_text(episode),
         author=episode.author,
@@ -113,7 +116,7 @@ def read_text(
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return extraction
+    return scope_to_brand(extraction, brand)
 
 
 def rereadable(extraction: Extraction) -> bool:
