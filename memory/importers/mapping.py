@@ -198,9 +198,12 @@ def episode_record(
                 threads.append(known[link.other])
     for statement in change.statements:
         words = statement.relation.lower().replace("_", " ")
+        sentence = (f"{statement.source.name} no longer {words} {statement.target.name}."
+                    if statement.ended else
+                    f"{statement.source.name} {words} {statement.target.name}.")
         facts.append(_fact(statement.source.name, statement.source.type, statement.relation,
-                           statement.target.name, statement.target.type,
-                           f"{statement.source.name} {words} {statement.target.name}."))
+                           statement.target.name, statement.target.type, sentence,
+                           invalid_at=when if statement.ended else None))
     if not facts and not change.created and not change.text.strip():
         return None
     thread_facts: list[dict[str, Any]] = []

@@ -78,6 +78,8 @@ class Statement:
     source: Party
     relation: str
     target: Party
+    ended: bool = False
+    """The fact ends at this change (a solved ticket ends its customer's report of its issue)."""
 
 
 @dataclass(frozen=True)
