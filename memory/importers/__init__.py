@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory.importers import bugzilla, github, jira, linear, zendesk
+from memory.importers import bugzilla, github, jira, linear, slack, zendesk
 from memory.importers.model import ReadResult, WrongFormat
 
 Reader = Callable[..., ReadResult]
@@ -68,6 +68,7 @@ FORMATS: dict[str, Reader] = {
     "linear": linear.read,
     "bugzilla": bugzilla.read,
     "zendesk": zendesk.read,
+    "slack": slack.read,
 }
 
 FORMAT_LABELS: dict[str, str] = {
@@ -77,6 +78,7 @@ FORMAT_LABELS: dict[str, str] = {
     "linear": "Linear (CSV export)",
     "bugzilla": "Bugzilla (REST JSON, with history)",
     "zendesk": "Zendesk (incremental ticket export JSON, with audits)",
+    "slack": "Slack (workspace or channel export zip)",
 }
 
 

@@ -222,7 +222,9 @@ def episode_record(
         return None  # nothing to record, and an episode without facts would be read as text
     if change.note:
         sentences.append(change.note)
-    entities = [{"name": item.key, "type": item.type}]
+    # The item is named only where facts are about it (a chat message outside any thread is
+    # only its words: no entity for it).
+    entities = [{"name": item.key, "type": item.type}] if facts else []
     if change.actor is not None:
         entities.append({"name": change.actor.name, "type": change.actor.type})
     title = item.title[:MAX_TITLE_CHARS]
