@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory.importers import bugzilla, github, jira, linear, slack, zendesk
+from memory.importers import bugzilla, github, jira, linear, slack, table, zendesk
 from memory.importers.model import ReadResult, WrongFormat
 
 Reader = Callable[..., ReadResult]
@@ -69,6 +69,7 @@ FORMATS: dict[str, Reader] = {
     "bugzilla": bugzilla.read,
     "zendesk": zendesk.read,
     "slack": slack.read,
+    "csv": table.read,
 }
 
 FORMAT_LABELS: dict[str, str] = {
@@ -79,6 +80,7 @@ FORMAT_LABELS: dict[str, str] = {
     "bugzilla": "Bugzilla (REST JSON, with history)",
     "zendesk": "Zendesk (incremental ticket export JSON, with audits)",
     "slack": "Slack (workspace or channel export zip)",
+    "csv": "Any CSV of tickets, with a column mapping",
 }
 
 

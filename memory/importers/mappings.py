@@ -39,6 +39,11 @@ def customer_of(organization: str, requester: str) -> Party | None:
     return Party(name, "Customer") if name else None
 
 
+def ended(statements: tuple[Statement, ...]) -> tuple[Statement, ...]:
+    """The same statements ending (a solved ticket ends its customer's report of its issue)."""
+    return tuple(Statement(s.source, s.relation, s.target, ended=True) for s in statements)
+
+
 def field_statements(customer: Party | None, *, issue: str = "", product: str = "",
                      plan: str = "", brand: str | None = None) -> tuple[Statement, ...]:
     """What mapped ticket fields say: the customer reported the issue, which affects the product

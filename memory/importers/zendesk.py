@@ -38,14 +38,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory.importers.mappings import customer_of, field_statements, parse_mapping
+from memory.importers.mappings import customer_of, ended, field_statements, parse_mapping
 from memory.importers.model import (
     Change,
     Item,
     Party,
     Problem,
     ReadResult,
-    Statement,
     WrongFormat,
     optional_time,
     parse_time,
@@ -257,7 +256,7 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
                 created=number == 0, status=new_status or None, assignees_added=added,
                 assignees_removed=removed, note=" ".join(notes), text="\n\n".join(texts),
                 statements=(statements if number == 0 else ()) + (
-                    _ended(reported) if final else ())))
+                    ended(reported) if final else ())))
     else:
         status = _status(ticket.get("status"))
         assignee = person(ticket.get("assignee_id")) if ticket.get("assignee_id") else None
@@ -267,12 +266,12 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
             created=True, status=status if same and status else None,
             assignees_added=(assignee,) if assignee else (),
             text=str(ticket.get("description") or ""),
-            statements=statements + (_ended(reported) if same and status.lower() in FINAL
+            statements=statements + (ended(reported) if same and status.lower() in FINAL
                                      else ())))
         if status and not same:
             changes.append(Change(at=updated_at, key=f"status:{status}:{updated_at.isoformat()}",
                                   status=status,
-                                  statements=_ended(reported) if status.lower() in FINAL
+                                  statements=ended(reported) if status.lower() in FINAL
                                   else ()))
     return Item(
         tool=TOOL, key=key, title=str(ticket.get("subject") or ticket.get("raw_subject") or ""),
@@ -283,9 +282,6 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
         source=f"{TOOL}:{brand}" if brand else TOOL,
     )
 
-
-def _ended(statements: tuple[Statement, ...]) -> tuple[Statement, ...]:
-    return tuple(Statement(s.source, s.relation, s.target, ended=True) for s in statements)
 
 
 def _url(ticket: dict[str, Any], base_url: str | None) -> str:
