@@ -21,6 +21,7 @@ from django.db import connection
 
 from memory.bench.alternatives import NETWORKX_MISSING
 from memory.bench.fake_openai import FakeOpenAI
+from memory.bench.import_bench import measure_imports
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
@@ -90,6 +91,10 @@ class Command(BaseCommand):
             if "support-corpus" in parts:
                 self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
                 extras["support_corpus"] = compare_support_corpus(Path(options["corpus"]))
+            if "imports" in parts:
+                tickets = 2_000 if quick else 20_000
+                self.stderr.write(f"bench: import throughput, {tickets:,} tickets per format…")
+                extras["imports"] = measure_imports(tickets, seed=options["seed"])
             for size in (sizes if "scenarios" in parts else []):
                 forms = options["forms"] or (
                     ["text", "structured"] if size <= TEXT_MAX_SIZE else ["structured"])
