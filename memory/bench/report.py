@@ -12,6 +12,8 @@ QUALITY_COLUMNS = [
     ("root acc", "root_blocker_accuracy"), ("reach err", "reach_error_relative"),
     ("retire ok", "retirement_correctness"), ("citations", "citation_validity"),
     ("extr recall", "extraction_recall"), ("extr recall (covered)", "extraction_recall_covered"),
+    ("mixed brands (run 1 / final)", "mixed_brands"),
+    ("per-customer resolved ok", "per_customer_resolution"),
 ]
 
 
@@ -27,8 +29,17 @@ def _case(result: dict[str, Any]) -> str:
     return f"{result['scenario']} {result['form']} {result['size']:,} ({result['database']})"
 
 
+def _quality(quality: dict[str, Any], key: str) -> str:
+    if key == "mixed_brands":
+        if "mixed_brand_observations_checkpoint" not in quality:
+            return "–"
+        return (f"{quality['mixed_brand_observations_checkpoint']} / "
+                f"{quality.get('mixed_brand_observations_final', '–')}")
+    return _fmt(quality.get(key))
+
+
 def quality_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
-    return [[_case(r), *(_fmt(r["quality"].get(key)) for _, key in QUALITY_COLUMNS)]
+    return [[_case(r), *(_quality(r["quality"], key) for _, key in QUALITY_COLUMNS)]
             for r in results]
 
 

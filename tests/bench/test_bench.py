@@ -43,7 +43,18 @@ THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
     # recall 0.418, extraction recall 0.851; covered phrasings 1.000).
     ("support", "text"): {"ari": 0.50, "precision": 0.99, "recall": 0.38,
                           "extraction_recall_covered": 0.99, "extraction_recall": 0.80},
+    # Brands (issue #14): the same symptom words at two brands are two problems. Structured:
+    # every family whole (ARI 1.000) and each customer's "resolved for us" ends only their
+    # report (1.000). Text: a quarter of the tickets are worded outside the rules' table (ARI
+    # 0.718, pair recall 0.574); "resolved for us" is read as the issue resolved for everyone
+    # by the rules extractor of this commit, which ends every report (per-customer 0.000).
+    ("brands", "structured"): {"ari": 0.99, "precision": 0.99, "recall": 0.99,
+                               "per_customer_resolution": 0.99},
+    ("brands", "text"): {"ari": 0.70, "precision": 0.99, "recall": 0.55,
+                         "extraction_recall_covered": 0.99},
 }
+MIXED_BRANDS = 0
+"""No observation of the brands scenario may hold two brands' tickets that share no fact."""
 CITATION_VALIDITY = 1.0
 """Every claim must cite facts of its own observation's evidence (DESIGN §5): no tolerance."""
 
@@ -51,7 +62,8 @@ CITATION_VALIDITY = 1.0
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
-    call_command("bench", "--quick", "--out", str(tmp_path), "--requests", "2")
+    call_command("bench", "--quick", "--parts", "scenarios", "--out", str(tmp_path),
+                 "--requests", "2")
 
     report = json.loads((tmp_path / "bench.json").read_text())
     results = {(r["scenario"], r["form"]): r for r in report["results"]}
@@ -62,6 +74,9 @@ def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
             assert quality[metric] >= floor, (case, metric, quality[metric])
         assert quality["citation_validity"] == CITATION_VALIDITY, case
         assert quality["claims"] > 0, case
+        if case[0] == "brands":
+            assert quality["mixed_brand_observations_checkpoint"] == MIXED_BRANDS
+            assert quality["mixed_brand_observations_final"] == MIXED_BRANDS
     assert "| case |" in (tmp_path / "bench.md").read_text()
     assert list((tmp_path / "data").glob("*.truth.json"))
 
@@ -134,7 +149,7 @@ def test_the_same_seed_generates_the_same_scenario() -> None:
     assert generate("projects", 300, seed=4).records() != first.records()
 
 
-@pytest.mark.parametrize("name", ["projects", "support"])
+@pytest.mark.parametrize("name", ["projects", "support", "brands"])
 def test_ground_truth_is_consistent_with_the_records(name: str) -> None:
     scenario = generate(name, 400, seed=5, form="structured")
     truth = scenario.truth()
@@ -145,7 +160,10 @@ def test_ground_truth_is_consistent_with_the_records(name: str) -> None:
         assert all(truth["episodes"][i]["group"] == group for i in ids)
     for ext, info in truth["episodes"].items():
         supplied = records[ext].get("facts", [])
-        assert [[f["source"], f["relation"], f["target"]] for f in supplied] == info["facts"]
+        assert [[f["source"], f["relation"], f["target"]] for f in supplied
+                if not f.get("invalid_at")] == info["facts"]
+        assert [[f["source"], f["relation"], f["target"]] for f in supplied
+                if f.get("invalid_at")] == info["ended"]
     for chain in truth["chains"]:
         facts = [tuple(f) for i in truth["clusters"][chain["id"]]
                  for f in truth["episodes"][i]["facts"]]
@@ -177,6 +195,38 @@ def test_covered_phrasings_are_read_by_the_rules_extractor_as_the_truth_says(nam
         extraction = extract_with_rules(episode.content, author=episode.author,
                                         reference_time=datetime(2026, 11, 1, tzinfo=UTC),
                                         ontology=ontology)
+        got = {(norm(f.source), f.relation, norm(f.target)) for f in extraction.facts}
+        assert {(norm(s), r, norm(t)) for s, r, t in episode.facts} <= got, episode.content
+        checked += 1
+    assert checked > 100
+
+
+def test_brands_reuse_symptom_words_at_other_brands_as_other_problems() -> None:
+    scenario = generate("brands", 600, seed=5)
+    issues_by_words: dict[str, set[str]] = {}
+    for episode in scenario.episodes:
+        for _, relation, target in episode.facts:
+            if relation == "REPORTED":
+                words, _, brand = target.rpartition(" (")
+                issues_by_words.setdefault(words, set()).add(brand.rstrip(")"))
+                assert episode.source == f"zendesk:{brand.rstrip(')')}"
+    assert any(len(brands) > 1 for brands in issues_by_words.values())
+    truth = scenario.truth()
+    assert truth["resolutions"] and all(r["issue"].endswith(")") for r in truth["resolutions"])
+
+
+def test_covered_brand_tickets_are_read_as_their_brands_problems() -> None:
+    from memory.models import Episode as StoredEpisode
+    from memory.processing.reading import extract_episode
+
+    scenario = generate("brands", 300, seed=9)
+    checked = 0
+    for episode in scenario.episodes:
+        if not episode.covered or not episode.facts:
+            continue
+        stored = StoredEpisode(author=episode.author, source=episode.source,
+                               content=episode.content, reference_time=episode.reference_time)
+        extraction = extract_episode(stored, default_ontology(), {})
         got = {(norm(f.source), f.relation, norm(f.target)) for f in extraction.facts}
         assert {(norm(s), r, norm(t)) for s, r, t in episode.facts} <= got, episode.content
         checked += 1
