@@ -119,6 +119,45 @@ def preview(payload: bytes, encoding: str | None = None,
     return header, [row for _, row in rows[:limit] if not (row and row[0].startswith("\0"))]
 
 
+GUESSES: dict[str, tuple[str, ...]] = {
+    "external_id": ("ticket id", "id", "ticket", "ticket number", "conversation id",
+                    "external id", "number"),
+    "reference_time": ("created", "created at", "created time", "created date", "date",
+                       "timestamp", "submitted", "opened", "sent at", "time"),
+    "updated": ("updated", "updated at", "last update", "last update time", "last updated",
+                "resolved time", "solved at"),
+    "author": ("requester", "requester name", "author", "from", "user", "contact",
+               "full name", "customer name", "reporter"),
+    "customer": ("organization", "organisation", "company", "company name", "account",
+                 "customer", "organization name"),
+    "content": ("description", "body", "message", "content", "text", "comment", "details"),
+    "subject": ("subject", "title", "summary"),
+    "status": ("status", "state", "ticket status"),
+    "priority": ("priority", "urgency"),
+    "assignee": ("assignee", "agent", "owner", "assigned to"),
+    "tags": ("tags", "labels"),
+    "issue": ("issue", "problem", "category", "topic"),
+    "product": ("product", "component"),
+    "plan": ("plan", "tier", "subscription"),
+    "brand": ("brand",),
+    "url": ("url", "link", "ticket url"),
+}
+
+
+def guess_mapping(header: list[str]) -> dict[str, str]:
+    """A first mapping from the columns' names (``Created`` → ``reference_time``...), for a
+    person to check: each column at most once."""
+    columns = {" ".join(c.lower().replace("_", " ").split()): c for c in header}
+    mapping: dict[str, str] = {}
+    for key, names in GUESSES.items():
+        for name in names:
+            column = columns.get(name)
+            if column and column not in mapping.values():
+                mapping[key] = column
+                break
+    return mapping
+
+
 def check_mapping(mapping: dict[str, str], header: list[str]) -> None:
     missing = [f"{key}={column}" for key, column in mapping.items() if column not in header]
     if missing:

@@ -137,3 +137,31 @@ def test_the_command_takes_the_mapping_and_reports_a_missing_column(graph: Graph
         call_command("import", "csv", str(path), "--graph", graph.slug,
                      "--map", "reference_time=Created,content=Body")
     assert not Episode.objects.filter(graph=graph).exists()
+
+
+def test_columns_are_guessed_from_their_names_each_once() -> None:
+    header, _ = table.preview(fixture_bytes("support-tickets.csv"))
+    assert table.guess_mapping(header) == {
+        "external_id": "Ticket ID", "reference_time": "Created", "updated": "Last update",
+        "author": "Requester", "customer": "Organization", "content": "Description",
+        "subject": "Subject", "status": "Status", "priority": "Priority", "plan": "Plan",
+        "brand": "Brand", "url": "Ticket URL"}
+
+
+def test_the_preview_is_the_header_and_the_first_rows_with_their_newlines() -> None:
+    header, rows = table.preview(fixture_bytes("support-tickets.csv"), limit=2)
+    assert header[:3] == ["Ticket ID", "Subject", "Description"]
+    assert [row[0] for row in rows] == ["1001", "1002"]
+    assert rows[0][2].count("\n") == 1
+
+
+@pytest.mark.django_db
+def test_a_graph_remembers_the_mapping_it_last_imported_with(graph: Graph,
+                                                             run_import: ImportFn) -> None:
+    from memory.importers.runs import remembered_mapping
+
+    run_import(graph, "csv", fixture_bytes("support-tickets.csv"), options={"mapping": MAP})
+    assert remembered_mapping(graph, "csv")["customer"] == "Organization"
+
+    again = run_import(graph, "csv", fixture_bytes("support-tickets.csv"))  # no mapping given
+    assert (again.items, again.duplicates, again.stored) == (3, 5, 0)  # 4 rows, 1 later status
