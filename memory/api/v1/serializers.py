@@ -368,6 +368,16 @@ class ImportInput(serializers.Serializer):
         required=False, max_length=64,
         help_text="The IANA zone of times written without an offset (a Jira CSV: the exporting "
                   "user's zone); UTC by default.")
+    mapping = serializers.CharField(
+        required=False, max_length=2000,
+        help_text="`csv`: which column is which field (`reference_time=Created,"
+                  "content=Description,customer=Organization,status=Status,...`); `zendesk`: "
+                  "which fields name the issue, product and plan (`issue=custom_field:27642,"
+                  "plan=organization_field:plan`). Without it, the mapping the graph last "
+                  "imported this format with.")
+    encoding = serializers.CharField(
+        required=False, max_length=40,
+        help_text="`csv`: the file's encoding when it is not UTF-8 (`latin-1`, `cp1252`...).")
 
 
 class ImportProblemSerializer(serializers.Serializer):
