@@ -34,6 +34,7 @@ from dashboard.selectors import (
     retirement_evidence,
     switcher_graphs,
 )
+from dashboard.support_queue import queue_summaries
 from dashboard.timeline import lifecycle_timeline
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import Observation
@@ -74,6 +75,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
             blockers=root_blockers(structure, entity_pages(observation)),
             issues=recurring_issues(structure),
+            queue=queue_summaries(access.graph, [observation]).get(observation.pk),
             chain=dependency_diagram(structure),
             episodes=episodes,
             episodes_capped=observation.episode_count > CLUSTER_EPISODES_SHOWN,
