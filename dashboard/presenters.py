@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dashboard.support_queue import QueueSummary
+from memory.engine.types import CHAIN_KEY
 from memory.importers.runs import ImportReport
 from memory.ingestion import IngestReport, LineResult
 from memory.models import (
@@ -298,8 +299,10 @@ class SharedSignature:
 
 
 def signature_text(signature: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    relation = relation_phrase(signature["relation"])
     target = _name(names, signature["target"])
+    if signature["relation"] == CHAIN_KEY:  # a dependency tree, linked at every item
+        return f"… the dependencies of {target}"
+    relation = relation_phrase(signature["relation"])
     if signature.get("source") is None:  # target mode: they all point at the same thing
         return f"… {relation} {target}"
     return f"{_name(names, signature['source'])} {relation} {target}"

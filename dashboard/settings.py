@@ -69,7 +69,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "dashboard.health.middleware",  # /healthz, /readyz: before host checks and HTTPS redirects
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.refuse_nul_in_path",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -139,8 +141,15 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 840)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 1800),
 }
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# A task running when the broker connection drops finishes its work instead of being killed:
+# killing it left its episodes "processing" until the sweep's stale timeout, and Celery's
+# reconnection after the kill is fragile. Its message is delivered again later (it could not be
+# acknowledged on the lost connection), which is harmless: every task claims its rows first.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# However long the broker is away, a worker keeps trying to reconnect (Celery gives up, and the
+# worker exits, after 100 attempts by default: about 45 minutes).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "observations")
 
 # A running pipeline run whose heartbeat is older than this lost its worker (the sweep frees the
@@ -267,7 +276,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["memory.api.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "memory.api.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

@@ -29,6 +29,7 @@ state the problem.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -41,6 +42,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory.graph_settings import ontology_for
+from memory.json_input import Unreadable, decode, first_problem
 from memory.models import Episode, Graph
 from memory.names import normalize_name
 from memory.ontology import Ontology
@@ -53,6 +55,12 @@ MAX_URL_LENGTH = 500
 MAX_FACTS_PER_EPISODE = 200
 WRITE_BATCH = 500
 MAX_UTC_OFFSET = timedelta(hours=16)
+
+STORED_FIELDS = ("external_id", "author", "reference_time", "type", "source", "content", "data",
+                 "entities", "facts")
+"""The fields of a record that are stored: a NUL, an unpaired surrogate, an unreadable number or
+nesting deeper than ``json_input.MAX_DEPTH`` in one of them rejects the record (other fields are
+ignored, whatever they hold)."""
 
 # Zep's convention for chat messages: "Name: text" names its author.
 _MESSAGE_AUTHOR = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s+(\S.*)$", re.DOTALL)
@@ -138,11 +146,13 @@ class IngestReport:
 def read_records(payload: bytes) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed JSON or InvalidEpisode)`` from JSON Lines, or from one JSON
     array (numbered by item). Blank lines are skipped; a line that is not UTF-8 or not JSON is
-    yielded as an ``InvalidEpisode`` so the caller reports it and goes on."""
+    yielded as an ``InvalidEpisode`` so the caller reports it and goes on. A UTF-8 byte-order
+    mark at the start (Windows editors write one) is not content."""
+    payload = payload.removeprefix(codecs.BOM_UTF8)
     stripped = payload.lstrip()
     if stripped.startswith(b"["):
         try:
-            items = json.loads(payload.decode("utf-8"))
+            items = decode(payload.decode("utf-8"))
         except UnicodeDecodeError as exc:
             yield 1, InvalidEpisode("line", f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
             return
@@ -163,7 +173,7 @@ def read_records(payload: bytes) -> Iterator[tuple[int, Any]]:
             )
             continue
         try:
-            yield number, json.loads(text)
+            yield number, decode(text)
         except json.JSONDecodeError as exc:
             yield number, InvalidEpisode("line", f"malformed JSON: {exc.msg} at column {exc.colno}")
 
@@ -218,8 +228,14 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     """Validate one record; raise ``InvalidEpisode`` naming the field and the reason."""
     if isinstance(record, InvalidEpisode):
         raise record
+    if isinstance(record, Unreadable):
+        raise InvalidEpisode("line", record.reason)
     if not isinstance(record, dict):
         raise InvalidEpisode("line", "must be a JSON object")
+    for name in STORED_FIELDS:
+        problem = first_problem(record[name], name) if name in record else None
+        if problem is not None:
+            raise InvalidEpisode(*problem)
     if "reference_time" not in record or record["reference_time"] in (None, ""):
         raise InvalidEpisode("reference_time", "is required (ISO 8601 with offset)")
     reference_time = parse_timestamp(record["reference_time"], "reference_time")
@@ -452,8 +468,9 @@ def _store_batch(
                 Episode.objects.bulk_create([episode for _, episode in new])
             stored = new
         except IntegrityError:
-            # Another request stored one of these external ids between our check and our insert;
-            # fall back to one savepoint per episode so the others are still stored.
+            # Another request stored one of these episodes (the same external id, or the same
+            # record without one) between our check and our insert; fall back to one savepoint
+            # per episode so the others are still stored.
             stored = []
             for number, episode in new:
                 try:
@@ -461,8 +478,9 @@ def _store_batch(
                         episode.save(force_insert=True)
                     stored.append((number, episode))
                 except IntegrityError:
-                    report.results.append(LineResult(number, "duplicate",
-                                                     reason="external_id already stored"))
+                    report.results.append(LineResult(number, "duplicate", reason=(
+                        "external_id already stored" if episode.external_id
+                        else "identical episode already stored")))
     for number, episode in stored:
         report.results.append(LineResult(number, "stored", episode_uuid=str(episode.uuid)))
         report.stored_ids.append(episode.pk)

@@ -123,6 +123,13 @@ class Episode(models.Model):
                 condition=Q(external_id__isnull=False),
                 name="episode_unique_external_id_per_graph",
             ),
+            # Without an external id, the same record is the same episode: the database keeps
+            # concurrent requests from storing it twice (the ingestion's look-up cannot).
+            models.UniqueConstraint(
+                fields=["graph", "content_hash"],
+                condition=Q(external_id__isnull=True) & ~Q(content_hash=""),
+                name="episode_unique_content_per_graph",
+            ),
         ]
         indexes = [
             # Episodes of a graph in time order (episode lists, timelines, weekly review).
@@ -406,6 +413,16 @@ class PipelineRun(models.Model):
             models.UniqueConstraint(
                 fields=["graph"], condition=Q(status="running"), name="run_one_running_per_graph"
             ),
+            # One queued run per graph and as-of time (requests made at once share it); two
+            # constraints because a NULL as_of would make every row distinct.
+            models.UniqueConstraint(
+                fields=["graph"], condition=Q(status="queued", as_of__isnull=True),
+                name="run_one_queued_per_graph",
+            ),
+            models.UniqueConstraint(
+                fields=["graph", "as_of"], condition=Q(status="queued", as_of__isnull=False),
+                name="run_one_queued_per_graph_as_of",
+            ),
         ]
         indexes = [models.Index(fields=["graph", "-created_at"], name="run_graph_recent")]
 
@@ -544,6 +561,7 @@ class Observation(models.Model):
         DEPENDENCY_CHAIN = "dependency_chain", "Dependency chain"
         RECURRING_ISSUE = "recurring_issue", "Recurring issue"
         SHARED_CONTEXT = "shared_context", "Shared context"
+        STALLED = "stalled", "Stalled"
 
     class RetiredReason(models.TextChoices):
         SUPERSEDED = "superseded", "Superseded by a new version"
@@ -568,6 +586,12 @@ class Observation(models.Model):
     window_start = models.DateTimeField()
     window_end = models.DateTimeField()
     evidence_fingerprint = models.CharField(max_length=64)
+    facts_fingerprint = models.CharField(max_length=64, blank=True)
+    """Its facts and which of them ended, whatever updates restate them: a cluster with the same
+    facts is a restatement, which updates this version in place instead of making a new one."""
+    restatements = models.JSONField(default=list, blank=True)
+    """Each time other updates restated it in place: ``{"at", "run", "episodes"}`` (how many
+    updates joined). Its history shows them as "restated by N updates"."""
     episode_count = models.PositiveIntegerField(default=0)
     fact_count = models.PositiveIntegerField(default=0)
     people_count = models.PositiveIntegerField(default=0)

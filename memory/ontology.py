@@ -13,8 +13,11 @@ completion counts as done.
 Each relation declares how it links episodes in the episode graph (DESIGN §4):
 
 * ``pair``   — the exact (source, relation, target) triple must match (ownership, membership);
-* ``target`` — episodes whose facts point the relation at the same target link (two workstreams
-  both ``DEPENDS_ON`` the auth refactor; three customers ``REPORTED`` the same error);
+* ``target`` — episodes whose facts point the relation at the same target link (three customers
+  ``REPORTED`` the same error);
+* ``chain``  — ``target``, and the source too: episodes link when their facts share an end, so
+  two workstreams both ``DEPENDS_ON`` the auth refactor link, and so does the update saying the
+  refactor itself waits on a security review (a chain is linked end to end);
 * ``none``   — generic relations and shared statuses link nothing.
 """
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-LinkingMode = Literal["pair", "target", "none"]
+LinkingMode = Literal["pair", "target", "chain", "none"]
 Cardinality = Literal["single", "many"]
 
 ENTITY_TYPES: tuple[str, ...] = (
@@ -192,7 +195,7 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         "the source; BLOCKS is the same relation reversed).",
         ("WorkItem", "Service", "Product"),
         _WORK,
-        "target",
+        "chain",
         phrasings=("waiting on", "waiting for", "blocked by", "blocked on", "depends on",
                    "needs", "requires", "can't move until ready"),
         reverse_names=("BLOCKS", "BLOCKING", "IS_BLOCKING"),
@@ -253,11 +256,13 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
     Relation(
         "TRACKS",
         "A tracking item (a [meta] bug, an epic, a tracking issue with a task list, a parent "
-        "issue) tracks an item: a parent, never something the item waits on.",
+        "issue) tracks an item: a parent, never something the item waits on (stored with the "
+        "tracking item as the source).",
         _TRACKED,
         _TRACKED,
-        "none",
-        phrasings=("tracks", "is the parent of", "parent of", "has sub-task", "has subtask"),
+        "chain",
+        phrasings=("tracks", "is tracking", "is the parent of", "parent of", "has sub-task",
+                   "has subtask"),
         reverse_names=("TRACKED_BY", "CHILD_OF", "SUBTASK_OF", "SUB_ISSUE_OF", "PARENT_IS"),
     ),
     Relation(
@@ -334,8 +339,8 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
             if "reverse_names" in spec else None,
         }
         given = {k: v for k, v in fields_.items() if v is not None}
-        if given.get("linking") not in (None, "pair", "target", "none"):
-            raise ValueError(f"relation {key}: linking must be pair, target or none")
+        if given.get("linking") not in (None, "pair", "target", "chain", "none"):
+            raise ValueError(f"relation {key}: linking must be pair, target, chain or none")
         if given.get("cardinality") not in (None, "single", "many"):
             raise ValueError(f"relation {key}: cardinality must be single or many")
         if base is not None:

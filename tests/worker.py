@@ -57,10 +57,14 @@ def test_database_url() -> str:
 
 
 class Worker:
-    def __init__(self, *, queue: str, env: dict[str, str], name: str) -> None:
+    def __init__(self, *, queue: str, env: dict[str, str], name: str,
+                 as_deployed: bool = False) -> None:
+        """``as_deployed``: with the ``--without-*`` switches of docker-compose.yml's worker
+        command (what the deployment runs), not the lean set the other tests use."""
         self.queue = queue
         self.env = env
         self.name = name
+        self.as_deployed = as_deployed
         self.process: subprocess.Popen[bytes] | None = None
         ARTIFACTS.mkdir(exist_ok=True)
         self.log = ARTIFACTS / f"worker-{name}.log"
@@ -69,9 +73,12 @@ class Worker:
         command = [
             sys.executable, "-m", "celery", "-A", "dashboard", "worker",
             "--queues", self.queue, "--concurrency", "1", "--loglevel", "INFO",
-            "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle",
-            "--without-heartbeat",
+            "--hostname", f"{self.name}@%h",
         ]
+        if self.as_deployed:
+            command += deployed_worker_switches()
+        else:
+            command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         with self.log.open("ab") as log:
             # A session of its own, so that SIGKILL reaches the pool's child too.
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
@@ -93,6 +100,17 @@ class Worker:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=5)
+
+
+def deployed_worker_switches() -> list[str]:
+    """The ``--without-*`` switches of the worker command in docker-compose.yml."""
+    import shlex
+
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return [word for word in shlex.split(compose["services"]["worker"]["command"])
+            if word.startswith("--without-")]
 
 
 class Beat:

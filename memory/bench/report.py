@@ -145,7 +145,7 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
             f"Support corpus: {corpus['messages']} real messages grouped by our observations "
             "and by TF-IDF + k-means per brand (k = gold problems of the brand)",
             COMPARISON_HEADERS, comparison_rows(corpus)))
-    imports = (extras or {}).get("imports")
+    imports = (extras or {}).get("support_imports")
     if imports:
         tables.append(("Import throughput (parsed and mapped, no database; Slack: threads of "
                        "three messages)",

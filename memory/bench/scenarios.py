@@ -551,7 +551,7 @@ class _Brands(_Support):
             customer = customers[0]
             when = _when(CHECKPOINT_WEEK + 1, rng.randrange(5), rng.randrange(8))
             self.ticket(customer, when,
-                        f"The {code} {thing} failures are resolved for us, thanks!", [],
+                        f"The {code} {thing} failures are resolved. Thanks!", [],
                         brand=brand, group=gid, ended=[(customer, "REPORTED", issue)])
 
     def distractor(self) -> None:

@@ -45,6 +45,9 @@ TOOL = "bugzilla"
 NOBODY = re.compile(r"^nobody@", re.I)
 _BUG_URL = re.compile(r"^(https?://[^/]+(?:/[^?]*)?)/show_bug\.cgi\?id=(\d+)$")
 _LINK_FIELDS = {"depends_on": LinkKind.DEPENDS_ON, "blocks": LinkKind.BLOCKS}
+_DETAILS = ("assigned_to_detail", "creator_detail", "qa_contact_detail", "cc_detail",
+            "mentors_detail")
+_MAPPED = frozenset({"status", "resolution", "assigned_to", "depends_on", "blocks", "see_also"})
 
 
 def looks_like_bug(value: Any) -> bool:
@@ -81,15 +84,19 @@ def _reason(exc: Exception) -> str:
 
 
 def _people(bugs: list[dict[str, Any]]) -> dict[str, str]:
-    """address → display name, from every ``*_detail`` of the export."""
+    """address → display name, from the people ``*_detail`` fields of the export."""
     names: dict[str, str] = {}
     for bug in bugs:
-        for key, value in bug.items():
-            if not key.endswith("_detail"):
+        for key in _DETAILS:
+            value = bug.get(key)
+            if not value:
                 continue
             for person in value if isinstance(value, list) else [value]:
-                if isinstance(person, dict) and person.get("email") and person.get("real_name"):
-                    names.setdefault(person["email"], clean_person_name(person["real_name"]))
+                if not isinstance(person, dict):
+                    continue
+                email = person.get("email")
+                if email and email not in names and person.get("real_name"):
+                    names[email] = clean_person_name(person["real_name"])
     return names
 
 
@@ -119,10 +126,15 @@ def _ids(value: Any) -> list[str]:
 
 
 def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) -> Item:
+    people: dict[str, Party | None] = {}
+
     def person(address: str | None) -> Party | None:
-        if not address or NOBODY.match(address):
+        if not address:
             return None
-        return Party(names.get(address, address))
+        if address not in people:
+            people[address] = None if NOBODY.match(address) else Party(names.get(address,
+                                                                                  address))
+        return people[address]
 
     bug_id = bug["id"]
     summary = str(bug.get("summary") or "")
@@ -135,7 +147,8 @@ def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) 
     status = str(bug.get("status") or "")
     resolution = str(bug.get("resolution") or "")
     assignee = bug.get("assigned_to")
-    links = {name: _ids(bug.get(name)) for name in _LINK_FIELDS}
+    # An ordered set per field (a [meta] bug's hundreds of changes stay linear).
+    links = {name: dict.fromkeys(_ids(bug.get(name))) for name in _LINK_FIELDS}
     for entry in reversed(history):
         for change in entry.get("changes") or []:
             field = change.get("field_name")
@@ -146,9 +159,10 @@ def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) 
             elif field == "assigned_to":
                 assignee = change.get("removed") or None
             elif field in links:
-                added, removed = _ids(change.get("added")), _ids(change.get("removed"))
-                links[field] = [k for k in links[field] if k not in added] + [
-                    k for k in removed if k not in links[field]]
+                for key in _ids(change.get("added")):
+                    links[field].pop(key, None)
+                for key in _ids(change.get("removed")):
+                    links[field].setdefault(key)
 
     reporter = person(bug.get("creator"))
     first_assignee = person(assignee)
@@ -161,13 +175,14 @@ def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) 
     )]
     dupe_of = bug.get("dupe_of")
     for entry in history:
+        if not any(change.get("field_name") in _MAPPED for change in entry.get("changes") or []):
+            continue  # CC, flags, attachments...: nothing the product records
         at = parse_time(entry["when"])
         new_status, new_resolution = status, resolution
         added_people: list[Party] = []
         removed_people: list[Party] = []
         added_links: list[ItemLink] = []
         removed_links: list[ItemLink] = []
-        notes: list[str] = []
         for change in entry.get("changes") or []:
             field = change.get("field_name")
             if field == "status":
@@ -187,8 +202,6 @@ def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) 
             elif field == "see_also":
                 added_links += _see_also(change.get("added"), base)
                 removed_links += _see_also(change.get("removed"), base)
-            elif field == "summary":
-                notes.append(f"Renamed: {change.get('added', '')}")
         status_name = _status(new_status, new_resolution)
         changed_status = status_name if status_name != _status(status, resolution) else None
         status, resolution = new_status, new_resolution
@@ -201,7 +214,6 @@ def _item(bug: dict[str, Any], position: str, names: dict[str, str], base: str) 
             assignees_removed=tuple(removed_people),
             links_added=tuple(added_links),
             links_removed=tuple(removed_links),
-            note=" ".join(notes),
         ))
     return Item(
         tool=TOOL,

@@ -78,11 +78,12 @@ class MappedEpisode:
 
 
 def effective_kind(link: ItemLink, item: Item, trackers: Mapping[str, bool]) -> LinkKind:
-    """A tracking item's dependencies are what it tracks, not what it waits on (a [meta] bug's
-    depends_on, an epic's children): from either side."""
-    if link.kind == LinkKind.DEPENDS_ON and item.tracker:
+    """A tracking item is a parent, never something work waits on, nor waiting itself: its
+    dependencies are what it tracks (a [meta] bug's depends_on, an epic's children), and an item
+    whose dependencies list a tracking item tracks it (a meta of metas) — from either side."""
+    if link.kind == LinkKind.DEPENDS_ON and (item.tracker or trackers.get(link.other)):
         return LinkKind.TRACKS
-    if link.kind == LinkKind.BLOCKS and trackers.get(link.other):
+    if link.kind == LinkKind.BLOCKS and (item.tracker or trackers.get(link.other)):
         return LinkKind.TRACKED_BY
     return link.kind
 

@@ -16,8 +16,10 @@ Record = tuple[str, Any]
 
 
 def decode(payload: bytes, expected: str) -> str:
+    if payload.startswith(b"\xef\xbb\xbf"):  # a byte order mark (spreadsheets write one)
+        payload = payload[3:]
     try:
-        return payload.decode("utf-8-sig")
+        return payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise WrongFormat(expected, f"a file that is not UTF-8 text (byte {exc.start})") from None
 
@@ -25,26 +27,36 @@ def decode(payload: bytes, expected: str) -> str:
 def json_records(payload: bytes, expected: str, wrappers: tuple[str, ...] = ()) -> list[Record]:
     """Records of JSON Lines, of one JSON array, or of one object wrapping a list under one of
     ``wrappers`` (``{"bugs": [...]}``, ``{"issues": [...]}``); a line that is not JSON is a
-    problem at its line. Several wrapped pages (``gh api --paginate`` writes one array a page)
-    are read one after another."""
-    text = decode(payload, expected)
-    stripped = text.strip()
-    if not stripped:
+    problem at its line. Several pages (``gh api --paginate`` writes one array a page, a line
+    each) are read one after another. Lines are parsed as bytes, each decoded on its own:
+    decoding a whole export first costs as much again."""
+    if payload.startswith(b"\xef\xbb\xbf"):
+        payload = payload[3:]
+    lines = payload.split(b"\n")
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
         raise WrongFormat(expected, "an empty file")
-    try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
-        whole = None
-    else:
+    if not _parses(first):
+        # Not JSON Lines: one JSON document spread over lines (an API answer, pretty-printed).
+        try:
+            whole = json.loads(payload)
+        except UnicodeDecodeError as exc:
+            raise WrongFormat(expected, f"a file that is not UTF-8 text (byte {exc.start})"
+                              ) from None
+        except json.JSONDecodeError as exc:
+            raise WrongFormat(expected, f"text that is not JSON ({exc.msg} at line "
+                                        f"{exc.lineno})") from None
         return list(_unwrap(whole, wrappers, "item"))
-    if stripped.startswith("[") and "\n" not in stripped:
-        raise WrongFormat(expected, "a JSON array that does not parse")
     records: list[Record] = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
+        except UnicodeDecodeError as exc:
+            records.append((f"line {number}", Problem(f"line {number}",
+                                                      f"not UTF-8 text (byte {exc.start})")))
+            continue
         except json.JSONDecodeError as exc:
             records.append((f"line {number}", Problem(f"line {number}",
                                                       f"malformed JSON: {exc.msg}")))
@@ -56,6 +68,14 @@ def json_records(payload: bytes, expected: str, wrappers: tuple[str, ...] = ()) 
         else:
             records.append((f"line {number}", value))
     return records
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 def _wrapped(value: dict[str, Any], wrappers: tuple[str, ...]) -> str | None:

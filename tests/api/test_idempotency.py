@@ -16,7 +16,7 @@ from memory.api import idempotency
 from memory.api.keys import create_api_key
 from memory.models import Episode, Graph, IdempotencyRecord
 from tests.api.conftest import ClientFor, error_of
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 POSTGRESQL = connection.vendor == "postgresql"

@@ -19,8 +19,7 @@ from rest_framework.test import APIClient
 from memory.models import Entity, Episode, Graph
 from tests.api.conftest import ClientFor
 from tests.conftest import IngestFn
-from tests.memory.test_pipeline import SHIPPED, TICKETS
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED, SHIPPED, TICKETS
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from memory.models import Episode, Graph, Observation
 from tests.conftest import jsonl
 from tests.dashboard.conftest import htmx, signed_in
 from tests.factories import MONDAY, EpisodeFactory, FactFactory, GraphFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 

@@ -19,8 +19,9 @@ from dashboard.settings import redis_cache
 from memory.api.keys import create_api_key
 from memory.models import Episode, Graph, Observation
 from tests.conftest import jsonl
-from tests.memory.test_processing import SEED
+from tests.fake_openai import fake_openai as fake_openai_fixture  # noqa: F401
 from tests.redis_server import RedisServer
+from tests.scenarios import SEED
 from tests.worker import (
     Beat,
     Worker,
@@ -33,6 +34,7 @@ from tests.worker import (
 
 PASSWORD = "correct horse battery staple"  # the factories' password
 OUTAGE_WARNING = "Redis cache unreachable"
+OUTAGE_SECONDS = 8
 
 
 @pytest.fixture
@@ -164,3 +166,54 @@ def test_writes_accepted_during_an_outage_are_processed_once_redis_returns(
         worker.stop()
     assert observation.episodes.count() == 3
     assert set(Episode.objects.values_list("status", "attempts")) == {("processed", 1)}
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_survives_redis_going_away_mid_task_three_times_and_finishes_the_work(
+    redis_server: RedisServer, fake_openai: Any
+) -> None:
+    """The broker goes away while the worker is in the middle of a task (a slow model call),
+    three times. The worker reconnects each time — it must not exit — and every episode ends up
+    processed."""
+    require_worker_services()
+    from dataclasses import replace
+
+    from tests.fake_openai import default_responder
+
+    fake_openai.responder = lambda request: replace(default_responder(request), delay=1.0)
+    queue = new_queue()
+    graph = Graph.objects.create(slug="flaky", name="Flaky", settings={"debounce_seconds": 1})
+    env = worker_env(redis_server.url(0), queue, CACHE_URL=redis_server.url(1),
+                     OPENAI_API_KEY="sk-fake", OPENAI_BASE_URL=fake_openai.base_url,
+                     LLM_MODEL="fake-model-1", LLM_EXTRACTION="1", LLM_TIMEOUT_SECONDS="20",
+                     EPISODE_PENDING_GRACE_SECONDS="1", SWEEP_INTERVAL_SECONDS="1",
+                     EPISODE_STALE_SECONDS="5")
+    worker = Worker(queue=queue, env=env, name=f"flaky-{queue}", as_deployed=True).start()
+    beat = Beat(env=env, name="flaky").start()
+    try:
+        with broker_mode(redis_server.url(0), queue):
+            from memory.ingestion import ingest_records
+
+            ingest_records(graph, list(enumerate([update(n) for n in range(12)], start=1)))
+        for outage in range(3):
+            calls = len(fake_openai.requests)
+            wait_for(lambda calls=calls: len(fake_openai.requests) > calls,
+                     what=f"a model call in flight before outage {outage + 1}")
+            redis_server.stop()
+            import time
+
+            time.sleep(OUTAGE_SECONDS)
+            redis_server.start()
+            assert worker.process is not None
+            assert worker.process.poll() is None, f"the worker exited after outage {outage + 1}"
+        wait_for(lambda: not Episode.objects.exclude(status="processed").exists(),
+                 timeout=180, what="every episode processed after the outages")
+        assert worker.process.poll() is None
+    finally:
+        beat.stop()
+        worker.stop()
+    assert Episode.objects.filter(graph=graph).count() == 12
+    log = worker.log.read_text(errors="replace")
+    assert "Unrecoverable error" not in log
+    assert "Error on restarting" not in log  # a consumer part that fails to restart, e.g. gossip

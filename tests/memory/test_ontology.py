@@ -33,14 +33,25 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
     ontology = default_ontology()
 
     assert {name: r.linking for name, r in ontology.relations.items()} == {
-        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "target",
+        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "chain",
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
-        "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none", "TRACKS": "none",
+        "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none", "TRACKS": "chain",
         "DUPLICATE_OF": "pair", "REPLACES": "pair",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
                                                                              "ON_PLAN",
                                                                              "DUPLICATE_OF"}
+
+
+def test_a_tracking_item_tracks_its_items_and_tracked_by_is_the_same_link_reversed() -> None:
+    ontology = default_ontology()
+
+    tracks = ontology.relation("TRACKS")
+    assert tracks is not None
+    assert (tracks.source_types, tracks.target_types) == (("WorkItem", "Issue"),
+                                                          ("WorkItem", "Issue"))
+    assert ontology.normalize_relation("tracked by") == ("TRACKS", True)
+    assert ontology.normalize_relation("tracks") == ("TRACKS", False)
 
 
 def test_a_graph_can_add_types_and_relations_and_change_a_linking_mode() -> None:
@@ -118,6 +129,7 @@ def test_tracker_links_have_their_relations_and_directions() -> None:
     tracks = ontology.relations["TRACKS"]
     assert (tracks.source_types, tracks.target_types) == (("WorkItem", "Issue"),
                                                           ("WorkItem", "Issue"))
-    assert tracks.linking == "none"
+    # A parent links its items' chains (DESIGN §9): never a blocker, but one tree with them.
+    assert tracks.linking == "chain"
     assert ontology.relations["DUPLICATE_OF"].linking == "pair"
     assert ontology.relations["REPLACES"].linking == "pair"

@@ -18,7 +18,7 @@ from memory.processing import process_episode
 from memory.publishing import insert_links, insert_models, insert_values, uses_copy
 from tests.conftest import IngestFn
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 needs_postgres = pytest.mark.skipif(
     "connection.vendor != 'postgresql'", reason="COPY is PostgreSQL's; SQLite has bulk_create only"

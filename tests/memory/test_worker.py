@@ -11,7 +11,7 @@ from memory import tasks
 from memory.ingestion import ingest_records
 from memory.models import Episode, FactEvidence, Graph, LLMCall, Observation, PipelineRun
 from tests.fake_openai import FakeOpenAI, default_responder
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 from tests.worker import (
     Beat,
     Worker,

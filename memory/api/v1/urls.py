@@ -1,6 +1,7 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
+from memory.api import docs
 from memory.api.v1 import views
 
 # No trailing slashes (like the Zep-compatible API): a redirect would turn a POST into a GET.
@@ -31,6 +32,6 @@ urlpatterns = [
          name="api-import"),
     path("graphs/<str:graph>/search", views.SearchView.as_view(), name="api-search"),
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("docs", docs.swagger_view(url_name="api-schema"), name="api-docs"),
+    path("redoc", docs.redoc_view(url_name="api-schema"), name="api-redoc"),
 ]

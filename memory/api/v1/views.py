@@ -115,7 +115,7 @@ class EpisodeListView(ApiView):
     @idempotent
     def post(self, request: Request, graph: str) -> Response:
         the_graph = self.graph(request, graph, write=True)
-        added = services.add_episode(the_graph, json_object(request))
+        added = services.add_episode(the_graph, json_object(request, checked=False))
         added.episode.refresh_from_db()
         return Response(
             {"status": added.outcome, "episode": s.EpisodeSerializer(added.episode).data},
@@ -141,7 +141,7 @@ class EpisodeBulkView(ApiView):
     @idempotent
     def post(self, request: Request, graph: str) -> Response:
         the_graph = self.graph(request, graph, write=True)
-        records = json_object(request).get("episodes")
+        records = json_object(request, checked=False).get("episodes")
         if not isinstance(records, list):
             raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid",
                            "episodes: must be a list of episode objects.", param="episodes")

@@ -7,6 +7,8 @@ scores the result and prints a table; JSON and Markdown go to ``--out`` (``var/b
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
 import sys
@@ -22,13 +24,15 @@ from django.db import connection
 from memory.bench.alternatives import NETWORKX_MISSING
 from memory.bench.fake_openai import FakeOpenAI
 from memory.bench.import_bench import measure_imports
+from memory.bench.imports import render as render_imports
+from memory.bench.imports import run_import_bench
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
 from memory.bench.support_corpus import SKLEARN_MISSING
 from memory.bench.support_corpus import compare as compare_support_corpus
 
-PARTS = ("scenarios", "support-corpus", "imports")
+PARTS = ("scenarios", "support-corpus", "support-imports")
 DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
 FULL_SIZES = [1_000, 10_000, 100_000]
 QUICK_SIZES = [150]
@@ -54,14 +58,22 @@ class Command(BaseCommand):
         parser.add_argument("--no-llm", action="store_true",
                             help="no fake model server: template summaries, no naive comparison")
         parser.add_argument("--keep", action="store_true", help="keep the bench graphs")
+        parser.add_argument("--imports", action=argparse.BooleanOptionalAction, default=True,
+                            help="the tracker import figures (parsing and mapping throughput; "
+                                 "the real samples end to end); on by default")
+        parser.add_argument("--imports-only", action="store_true",
+                            help="only the tracker import figures")
         parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
                             help="the generated scenarios; the real support corpus grouped by "
-                                 "us and by TF-IDF + k-means; import throughput (all by "
-                                 "default)")
+                                 "us and by TF-IDF + k-means; the support formats' import "
+                                 "throughput (all by default)")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of the labelled corpus (support-corpus part)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["imports_only"]:
+            self._imports(options)
+            return
         parts = options["parts"]
         try:
             import networkx  # noqa: F401
@@ -91,10 +103,10 @@ class Command(BaseCommand):
             if "support-corpus" in parts:
                 self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
                 extras["support_corpus"] = compare_support_corpus(Path(options["corpus"]))
-            if "imports" in parts:
+            if "support-imports" in parts:
                 tickets = 2_000 if quick else 20_000
                 self.stderr.write(f"bench: import throughput, {tickets:,} tickets per format…")
-                extras["imports"] = measure_imports(tickets, seed=options["seed"])
+                extras["support_imports"] = measure_imports(tickets, seed=options["seed"])
             for size in (sizes if "scenarios" in parts else []):
                 forms = options["forms"] or (
                     ["text", "structured"] if size <= TEXT_MAX_SIZE else ["structured"])
@@ -113,6 +125,16 @@ class Command(BaseCommand):
         self.stdout.write(render_text(results, extras))
         json_path, md_path = write_outputs(out, results, self._meta(started, server), extras)
         self.stdout.write(f"\nwrote {json_path} and {md_path}")
+        if options["imports"]:
+            self._imports(options)
+
+    def _imports(self, options: dict[str, Any]) -> None:
+        self.stderr.write(f"bench: tracker imports on {connection.vendor}…")
+        result = run_import_bench(keep=options["keep"])
+        self.stdout.write("\n" + render_imports(result))
+        out = Path(options["out"])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "imports.json").write_text(json.dumps(result, indent=1, default=str))
 
 
     def _meta(self, started: float, server: FakeOpenAI | None) -> dict[str, Any]:

@@ -128,6 +128,15 @@ def test_a_support_desk_item_can_be_an_issue_reported_by_a_customer() -> None:
                                                  ("Acme Corp", "Customer", "Issue")}
 
 
+def test_a_tracking_item_in_anothers_dependencies_is_tracked_by_it() -> None:
+    """A [meta] bug that "blocks" a bigger effort is one of its parts, never its root blocker."""
+    meta = item("META", Change(at=at(3), key="c1", links_added=(
+        ItemLink(LinkKind.BLOCKS, "BIGGER"),)), tracker=True)
+
+    record = map_items([meta])[-1].record
+    assert facts(record) == {("BIGGER", "TRACKS", "META", False)}
+
+
 # --- What people wrote, and facts kept in fields (support desks and chat) ---------------------
 
 

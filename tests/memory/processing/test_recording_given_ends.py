@@ -16,11 +16,11 @@ from tests.conftest import IngestFn
 CASES = [
     ("RESPONSIBLE_FOR", "Alice", "Person", "API Migration", "WorkItem"),  # pair, many
     ("ON_PLAN", "Acme Corp", "Customer", "Enterprise", "Plan"),  # pair, single-valued
-    ("DEPENDS_ON", "API Migration", "WorkItem", "Auth Refactor", "WorkItem"),  # target, many
+    ("DEPENDS_ON", "API Migration", "WorkItem", "Auth Refactor", "WorkItem"),  # chain, many
     ("REPORTED", "Acme Corp", "Customer", "Timeout Errors", "Issue"),  # target, many
     ("USES", "Acme Corp", "Customer", "Billing Dashboard", "Product"),  # none, many
     ("HAS_STATUS", "API Migration", "WorkItem", "In Progress", "Status"),  # none, single-valued
-    ("TRACKS", "Bug 447581", "WorkItem", "Bug 536503", "WorkItem"),  # none, many
+    ("TRACKS", "Bug 447581", "WorkItem", "Bug 536503", "WorkItem"),  # chain, many
     ("DUPLICATE_OF", "Bug 1", "WorkItem", "Bug 2", "WorkItem"),  # pair, single-valued
 ]
 
@@ -45,8 +45,8 @@ def test_every_linking_mode_and_cardinality_is_covered() -> None:
     ontology = default_ontology()
     covered = {(ontology.relations[c[0]].linking, ontology.relations[c[0]].single_valued)
                for c in CASES}
-    assert covered == {("pair", False), ("pair", True), ("target", False), ("none", False),
-                       ("none", True)}
+    assert covered == {("pair", False), ("pair", True), ("target", False), ("chain", False),
+                       ("none", False), ("none", True)}
 
 
 @pytest.mark.django_db

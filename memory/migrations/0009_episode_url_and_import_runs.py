@@ -13,7 +13,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0007_fewer_indexes_to_write'),
+        ('memory', '0008_episode_unique_content'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

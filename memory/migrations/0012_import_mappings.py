@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0008_episode_url_and_import_runs'),
+        ('memory', '0011_one_queued_run_per_graph'),
     ]
 
     operations = [
