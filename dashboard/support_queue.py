@@ -114,6 +114,34 @@ def summarize(rows: Iterable[ReportRow], plans: dict[int, str], statuses: dict[i
     return summaries
 
 
+CSV_HEADER = ["ticket", "customer", "plan", "status", "open", "link"]
+
+
+def tickets_csv(summary: QueueSummary) -> str:
+    """The tickets of a recurring issue, one row each (customers without a ticket: one row with
+    the customer alone), for a spreadsheet. Every cell goes through ``dashboard.exports.cell``:
+    names come from customers and tickets, so one that starts like a formula is written as
+    text. Starts with a byte-order mark so spreadsheets read it as UTF-8."""
+    import csv
+    import io
+
+    from dashboard.exports import cell
+
+    plans = {c.name: c.plan for c in summary.customers}
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_HEADER)
+    for ticket in summary.tickets:
+        writer.writerow([cell(v) for v in (ticket.name, ticket.customer,
+                                           plans.get(ticket.customer, ""), ticket.status,
+                                           "yes" if ticket.open else "no", ticket.url)])
+    with_tickets = {t.customer for t in summary.tickets}
+    for customer in summary.customers:
+        if customer.name not in with_tickets:
+            writer.writerow([cell(v) for v in ("", customer.name, customer.plan, "", "", "")])
+    return "\ufeff" + out.getvalue()
+
+
 def queue_summaries(graph: Graph, observations: Iterable[Observation]
                     ) -> dict[int, QueueSummary]:
     """The queue summaries of the recurring issues among ``observations`` (three queries when

@@ -91,3 +91,37 @@ def test_a_page_of_recurring_issues_costs_three_queries(queue_graph: Graph,
     with django_assert_num_queries(3):
         summaries = queue_summaries(queue_graph, observations)
     assert len(summaries) == 1
+
+
+@pytest.mark.django_db
+def test_the_tickets_csv_lists_each_ticket_and_writes_formula_looking_names_as_text(
+        client: Client, queue_graph: Graph, owner) -> None:
+    import csv
+    import io
+
+    from memory.models import Entity
+
+    Entity.objects.filter(graph=queue_graph, name="Acme Corp").update(name="=HYPERLINK(1)")
+    observation = Observation.objects.get(graph=queue_graph, status="active",
+                                          kind="recurring_issue")
+    response = signed_in(client, owner).get(
+        reverse("observation-tickets-csv", args=[queue_graph.slug, observation.uuid]))
+
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert rows[0] == ["ticket", "customer", "plan", "status", "open", "link"]
+    assert sorted(r[0] for r in rows[1:]) == ["Ticket 1001", "Ticket 1002"]
+    acme = next(r for r in rows if r[0] == "Ticket 1001")
+    assert acme[1] == "'=HYPERLINK(1)" and acme[2] == "Enterprise"
+    assert acme[5] == "https://help.example.com/tickets/1001"
+
+
+@pytest.mark.django_db
+def test_an_observation_without_customers_has_no_tickets_csv(
+        client: Client, graph: Graph, owner) -> None:
+    from tests.factories import ObservationFactory
+
+    observation = ObservationFactory(graph=graph)
+    response = signed_in(client, owner).get(
+        reverse("observation-tickets-csv", args=[graph.slug, observation.uuid]))
+    assert response.status_code == 404
