@@ -10,6 +10,13 @@ lead must never see them merged into one observation. So the problems (``Issue``
 customer, an event both followed (``PRECEDED_BY``: co-occurrence, never a cause), a service, a
 plan — so two brands' messages meet in one observation only when their facts say so.
 
+A customer's message that lives in a ticket or a thread (its ``url``: a help desk's ticket, a
+tracker's issue) is part of that ticket's thread: its author reported the ticket
+(``REPORTED``, which links by target), as every episode an importer maps from a ticket says. So
+a ticket's messages are one thread even when their words name no problem the extractor knows
+("same here", "still happening on 4.2"), and tickets of one problem meet through it. A GitHub
+issue's address names the thread as the GitHub importer names the issue (``owner/repo#12``).
+
 The brand comes from the episode's ``source``: ``<channel>:<brand>`` (``support:warp``,
 ``zendesk:Acme Mobile``) names it after the colon; a source that is only a tool or a channel
 (``zendesk``, ``support``, ``email``…) names none; any other source is the brand itself (the
@@ -18,6 +25,7 @@ brand account a message was written to).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
@@ -53,6 +61,32 @@ def scoped(name: str, brand: str | None) -> str:
     if not brand_key or brand_key in key or key in brand_key:
         return name
     return f"{name} ({brand})"
+
+
+_GITHUB = re.compile(r"^https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def thread_of(url: str) -> str | None:
+    """The ticket or thread a message's address names: ``owner/repo#12`` for a GitHub issue or
+    pull request (its comments' ``#issuecomment-…`` anchors included), else the address
+    without its fragment."""
+    text = url.strip()
+    if not text.startswith(("http://", "https://")):
+        return None
+    match = _GITHUB.match(text)
+    if match:
+        return f"{match.group(1)}#{match.group(2)}"
+    return text.split("#", 1)[0].rstrip("/") or None
+
+
+def with_thread(extraction: Extraction, author: str, url: str) -> Extraction:
+    """The extraction of a customer's message, plus that the customer reported its thread."""
+    thread = thread_of(url)
+    if not thread or not author:
+        return extraction
+    fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
+                         f"{author} wrote in {thread}.")
+    return replace(extraction, facts=[*extraction.facts, fact])
 
 
 def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:

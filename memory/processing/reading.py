@@ -17,7 +17,7 @@ from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
-from memory.support import brand_of, scope_to_brand
+from memory.support import brand_of, scope_to_brand, with_thread
 
 logger = logging.getLogger(__name__)
 
@@ -94,15 +94,19 @@ def read_text(
 ) -> Extraction:
     """The words of the episode read by the model when one is configured, else by the rules.
     A customer's message names the problems and products of its brand (``memory.support``)."""
-    brand = brand_of(episode.source) if author_type == "Customer" else None
+    customer = author_type == "Customer"
+    brand = brand_of(episode.source) if customer else None
     supplied = episode.supplied or {}
+    # An importer's records state their thread themselves (with facts, or none once the ticket
+    # is over); a customer's message given as JSON Lines with a url states it here.
+    thread = episode.url if customer and not episode.supplied else ""
     if settings.LLM_EXTRACTION:
         from memory.extraction.llm import extract_with_model
 
         extraction = extract_with_model(episode, ontology=ontology, known_entities=known,
                                         author_type=author_type)
         if extraction is not None:
-            return scope_to_brand(extraction, brand)
+            return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
     extraction = extract_with_rules(
         episode_text(episode),
         author=episode.author,
@@ -116,7 +120,7 @@ def read_text(
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return scope_to_brand(extraction, brand)
+    return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
 
 
 def rereadable(extraction: Extraction) -> bool:

@@ -74,3 +74,46 @@ def test_the_same_symptom_at_two_brands_is_two_problems_each_recurring(graph, in
     groups = [sorted(e.external_id for e in o.episodes.all())
               for o in Observation.objects.filter(graph=graph, status="active")]
     assert sorted(groups) == [["t1", "t2"], ["t3", "t4"]]
+
+
+@pytest.mark.parametrize(("url", "thread"), [
+    ("https://github.com/docker/for-mac/issues/3357", "docker/for-mac#3357"),
+    ("https://github.com/docker/for-mac/issues/3357#issuecomment-1", "docker/for-mac#3357"),
+    ("https://help.example.com/tickets/1001/", "https://help.example.com/tickets/1001"),
+    ("help.example.com/tickets/1001", None), ("", None),
+])
+def test_a_messages_thread_is_named_by_its_address(url: str, thread: str | None) -> None:
+    from memory.support import thread_of
+
+    assert thread_of(url) == thread
+
+
+@pytest.mark.django_db
+def test_customers_messages_of_one_ticket_are_one_thread_whatever_their_words(
+        graph, ingest) -> None:
+    from memory.models import Observation
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url},
+        {**ticket(2, "lee", "support:acme/app", "Same here, on 4.2 too."),
+         "url": url + "#issuecomment-9"},
+        {**ticket(3, "sam", "support:acme/app", "Same here."),
+         "url": "https://github.com/acme/app/issues/13"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2"]]
+
+
+@pytest.mark.django_db
+def test_an_importers_episode_is_not_given_a_thread_from_its_address(graph, ingest) -> None:
+    from memory.models import Fact
+
+    ingest(graph, [{**ticket(1, "Acme Corp", "zendesk", "Thanks, all good."),
+                    "url": "https://acme.zendesk.com/agent/tickets/7", "facts": [],
+                    "entities": [{"name": "Acme Corp", "type": "Customer"}]}])
+    assert not Fact.objects.filter(graph=graph, relation="REPORTED").exists()
