@@ -136,7 +136,12 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
                                                                   list[list[str]]]]:
     """The parts beside the generated scenarios: the real support corpus's side by side and the
     import throughput."""
-    from memory.bench.support_corpus import COMPARISON_HEADERS, comparison_rows
+    from memory.bench.support_corpus import (
+        COMPARISON_HEADERS,
+        WORDS_ONLY_HEADERS,
+        comparison_rows,
+        words_only_rows,
+    )
 
     tables = []
     corpus = (extras or {}).get("support_corpus")
@@ -145,6 +150,9 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
             f"Support corpus: {corpus['messages']} real messages grouped by our observations "
             "and by TF-IDF + k-means per brand (k = gold problems of the brand)",
             COMPARISON_HEADERS, comparison_rows(corpus)))
+        if words_only_rows(corpus):
+            tables.append(("Support corpus, ours from the words alone (the messages' thread "
+                           "addresses removed)", WORDS_ONLY_HEADERS, words_only_rows(corpus)))
     imports = (extras or {}).get("support_imports")
     if imports:
         tables.append(("Import throughput (parsed and mapped, no database; Slack: threads of "

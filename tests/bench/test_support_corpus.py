@@ -106,4 +106,7 @@ def test_the_bench_prints_ours_and_the_baseline_side_by_side(tmp_path: Path, cap
     assert overall["brand"] == "all" and overall["gold_problems"] == 14
     assert overall["baseline"]["coverage"] == 1.0  # k-means places every message
     assert 0.0 <= overall["ours"]["purity"] <= 1.0
+    assert overall["ours"]["mixed"] == 0  # no group holds two brands' messages
+    assert overall["ours_words_only"]["coverage"] <= overall["ours"]["coverage"]
+    assert "from the words alone" in printed
     assert (tmp_path / "bench.md").read_text().count("Support corpus") == 1
