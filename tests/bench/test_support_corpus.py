@@ -109,4 +109,4 @@ def test_the_bench_prints_ours_and_the_baseline_side_by_side(tmp_path: Path, cap
     assert overall["ours"]["mixed"] == 0  # no group holds two brands' messages
     assert overall["ours_words_only"]["coverage"] <= overall["ours"]["coverage"]
     assert "from the words alone" in printed
-    assert (tmp_path / "bench.md").read_text().count("Support corpus") == 1
+    assert (tmp_path / "bench.md").read_text().count("**Support corpus") == 2
