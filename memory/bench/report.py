@@ -188,6 +188,9 @@ def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any],
                     extras: Mapping[str, Any] | None = None) -> str:
     lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
              f"Date: {meta['date']}; total {meta['seconds']:.0f} s", ""]
+    if meta.get("load_average"):
+        load = " / ".join(f"{x:.2f}" for x in meta["load_average"])
+        lines[2] += f"; load average at the end {load}"
     for title, (headers, build) in TABLES.items():
         rows = build(results)
         if rows:
