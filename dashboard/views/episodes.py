@@ -70,7 +70,12 @@ from memory import tasks
 from memory.api.services import find_duplicate
 from memory.importers import FORMAT_LABELS, WrongFormat, table
 from memory.importers.mappings import MappingError, parse_mapping
-from memory.importers.runs import ImportReport, import_export, remembered_mapping
+from memory.importers.runs import (
+    MAPPED_FORMATS,
+    ImportReport,
+    import_export,
+    remembered_mapping,
+)
 from memory.ingestion import IngestReport, ingest_records, read_records
 from memory.models import Episode, Graph
 from memory.processing import retry_episode
@@ -152,12 +157,15 @@ def _blank_episode_form() -> EpisodeForm:
 
 
 def _upload_form(*args: Any, graph: Graph | None = None) -> UploadForm:
-    """The upload form; a blank one starts with the mapping the graph last imported a CSV with."""
-    initial = {}
+    """The upload form; a blank one says which mapping the graph keeps for CSV files (used when
+    the field is left empty)."""
+    form = UploadForm(*args, max_bytes=settings.UPLOAD_MAX_BYTES)
     if graph is not None and not args:
         remembered = remembered_mapping(graph, "csv")
-        initial["mapping"] = ", ".join(f"{k}={v}" for k, v in remembered.items())
-    return UploadForm(*args, max_bytes=settings.UPLOAD_MAX_BYTES, initial=initial)
+        if remembered:
+            kept = ", ".join(f"{k}={v}" for k, v in remembered.items())
+            form.fields["mapping"].help_text += f" Kept for CSV files: {kept}."
+    return form
 
 
 @dataclass
@@ -261,7 +269,8 @@ def upload_episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
         else:
             # An export is read, mapped and stored here like a JSON Lines file (storing is
             # quick); its processing runs after the commit, with the same progress.
-            options = {"mapping": _posted_mapping(request, form), "encoding": encoding}
+            options = {"mapping": _posted_mapping(request, form) if fmt in MAPPED_FORMATS
+                       else "", "encoding": encoding}
             try:
                 report = import_export(access.graph, fmt, payload, now=now,
                                        options={k: v for k, v in options.items() if v})

@@ -545,7 +545,7 @@ def test_chosen_columns_import_the_csv_and_the_graph_keeps_them(
     assert response.status_code == 200
     assert Episode.objects.filter(graph=graph, source="csv").count() == 4
     page = client.get(list_url(graph)).content.decode()
-    assert "reference_time=Created" in page  # the form starts with the kept mapping
+    assert "Kept for CSV files: external_id=Ticket ID" in page  # the form says what it keeps
 
 
 def test_a_mapping_naming_a_missing_column_is_a_field_error_with_the_preview(
@@ -558,3 +558,15 @@ def test_a_mapping_naming_a_missing_column_is_a_field_error_with_the_preview(
     assert "content=Body" in html and "its columns: Ticket ID" in html
     assert 'name="map_content"' in html
     assert not Episode.objects.filter(graph=graph).exists()
+
+
+def test_a_zendesk_export_uploads_with_its_field_mapping(client: Client, graph, owner) -> None:
+    from tests.memory.importers.conftest import fixture_bytes
+
+    payload = SimpleUploadedFile("tickets.json", fixture_bytes("zendesk-incremental-tickets.json"))
+    response = signed_in(client, owner).post(upload_url(graph), {
+        "format": "zendesk", "file": payload,
+        "mapping": "issue=custom_field:27642,plan=organization_field:plan"})
+
+    assert response.status_code == 200
+    assert Episode.objects.filter(graph=graph, source="zendesk:Nimbus").count() == 5
