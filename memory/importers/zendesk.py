@@ -91,11 +91,23 @@ def _pages(payload: bytes) -> Export:
     text = decode(payload, EXPECTED).strip()
     if not text:
         raise WrongFormat(EXPECTED, "an empty file")
-    try:
-        pages: list[tuple[str, Any]] = [("page 1", json.loads(text))]
-    except json.JSONDecodeError:
-        pages = []
-        for number, line in enumerate(text.split("\n"), start=1):
+    pages: list[tuple[str, Any]] = []
+    lines = text.split("\n")
+    first: Any = None
+    if len(lines) > 1:
+        try:  # JSON Lines when the first line is a whole page (each page is decoded once)
+            first = json.loads(lines[0])
+        except json.JSONDecodeError:
+            first = None
+    if first is None:
+        try:
+            pages = [("page 1", json.loads(text))]
+        except json.JSONDecodeError as exc:
+            raise WrongFormat(EXPECTED, f"JSON that does not parse ({exc.msg}, line "
+                                        f"{exc.lineno})") from None
+    else:
+        pages.append(("line 1", first))
+        for number, line in enumerate(lines[1:], start=2):
             if line.strip():
                 try:
                     pages.append((f"line {number}", json.loads(line)))
