@@ -77,16 +77,18 @@ def read(payload: bytes, *, base_url: str | None = None, **_: Any) -> ReadResult
             if not isinstance(message, dict) or not _ts(message.get("ts")):
                 result.problems.append(Problem(position, "not a message (needs ts)"))
                 continue
-            if message.get("subtype") in _SKIPPED_SUBTYPES or message.get("type", "message") != \
-                    "message":
+            subtype = message.get("subtype")
+            if (isinstance(subtype, str) and subtype in _SKIPPED_SUBTYPES) or message.get(
+                    "type", "message") != "message":
                 continue
             thread = str(message.get("thread_ts") or message["ts"])
             threads[(channel, thread)].append((position, message))
     for (channel, thread_ts), messages in sorted(threads.items()):
         try:
             result.items.append(_item(channel, thread_ts, messages, users, channels, base_url))
-        except ValueError as exc:
-            result.problems.append(Problem(messages[0][0], str(exc)))
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            # A message with fields of the wrong kind spoils its thread only.
+            result.problems.append(Problem(messages[0][0], f"unreadable thread: {exc}"))
     return result
 
 

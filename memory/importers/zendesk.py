@@ -82,7 +82,7 @@ def read(payload: bytes, *, mapping: str | dict[str, str] | None = None,
     for position, ticket in export.tickets:
         try:
             result.items.append(_item(ticket, position, export, fields, base_url))
-        except (ValueError, TypeError, KeyError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             result.problems.append(Problem(position, str(exc), item=f"Ticket #{ticket.get('id')}"))
     return result
 
