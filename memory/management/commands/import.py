@@ -13,7 +13,8 @@ from memory.models import Graph
 
 class Command(BaseCommand):
     help = (
-        "Import a tracker export (one episode per change, with its facts). Prints 'stored N, "
+        "Import a tracker, help desk or chat export (one episode per change or message, with its "
+        "facts). Prints 'stored N, "
         "duplicates M, rejected K' and exits non-zero when any item or change was rejected; "
         "a file of the wrong format stores nothing."
     )
