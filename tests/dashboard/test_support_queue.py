@@ -125,3 +125,13 @@ def test_an_observation_without_customers_has_no_tickets_csv(
     response = signed_in(client, owner).get(
         reverse("observation-tickets-csv", args=[graph.slug, observation.uuid]))
     assert response.status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_board_with_recurring_issues_takes_three_queries_more(
+        client: Client, queue_graph: Graph, owner, django_assert_num_queries) -> None:
+    signed_in(client, owner)
+    # The board's nine (tests/dashboard/test_board.py), then the customers' reports, their
+    # plans and their tickets' statuses.
+    with django_assert_num_queries(12):
+        client.get(reverse("board", args=[queue_graph.slug]))
