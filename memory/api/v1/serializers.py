@@ -117,8 +117,15 @@ class EpisodeInput(serializers.Serializer):
     content = serializers.CharField(required=False, help_text="Text (≤ 64 KB).")
     data = serializers.DictField(required=False, help_text="For json episodes.")
     source = serializers.CharField(required=False, max_length=100)
+    url = serializers.CharField(required=False, max_length=500,
+                                help_text="Its address in the tool it came from (http/https). A "
+                                          "customer's message with the address of its ticket or "
+                                          "thread belongs to that thread.")
     entities = SuppliedEntityInput(many=True, required=False)
     facts = SuppliedFactInput(many=True, required=False)
+    read_text = serializers.BooleanField(
+        required=False, help_text="With facts: read the content too (the rules or the model) "
+                                  "and record its facts beside the given ones.")
 
 
 class EpisodeAddedSerializer(serializers.Serializer):
