@@ -49,6 +49,10 @@ class Target:
     """The tests run against them (mutmut narrows to those that reach each mutated function)."""
     functions: list[str] | None = None
     """Only the mutants of these functions (``None``: every function of the files)."""
+    databases: tuple[str, ...] = ("sqlite",)
+    """Where its tests run. Code with a branch per database (COPY, the advisory lock) runs on
+    both: the survivors of SQLite run again on PostgreSQL (``DATABASE_URL``), and a mutant is
+    killed when either kills it."""
 
 
 TARGETS: dict[str, Target] = {
@@ -65,9 +69,11 @@ TARGETS: dict[str, Target] = {
     "api_access": Target(["memory/api/access.py"],
                          ["tests/api/test_access.py", "tests/api/test_graphs.py",
                           "tests/api/test_runs.py", "tests/api/test_episodes.py"]),
-    "idempotency": Target(["memory/api/idempotency.py"], ["tests/api/test_idempotency.py"]),
+    "idempotency": Target(["memory/api/idempotency.py"], ["tests/api/test_idempotency.py"],
+                          databases=("sqlite", "postgresql")),
     "publishing": Target(["memory/publishing.py"],
-                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py"]),
+                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py"],
+                         databases=("sqlite", "postgresql")),
     "citations": Target(["memory/summarize.py"], ["tests/memory/test_summarize.py"],
                         functions=["read_summary", "read_claim", "summary_problems",
                                    "comparable"]),
@@ -78,10 +84,14 @@ def module_of(path: str) -> str:
     return path.removesuffix(".py").replace("/", ".")
 
 
-def prepare(name: str, target: Target, *, fresh: bool) -> Path:
+def workdir(name: str, database: str) -> Path:
+    return WORK / (name if database == "sqlite" else f"{name}-{database}")
+
+
+def prepare(name: str, target: Target, database: str, *, fresh: bool) -> Path:
     """The scratch copy: links to the project's files and a pyproject.toml whose [tool.mutmut]
     names this target."""
-    work = WORK / name
+    work = workdir(name, database)
     if fresh and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
@@ -117,36 +127,50 @@ def run(name: str, target: Target, *, children: int, fresh: bool) -> None:
     """Run the target's mutants not yet killed: all of them the first time (or with
     ``--fresh``), afterwards the survivors and the new ones (mutmut regenerates the mutants of a
     function whose code changed), so that a new test is checked against what it should kill."""
-    work = prepare(name, target, fresh=fresh)
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dashboard.settings"}
-    for variable in ("DATABASE_URL", "REDIS_URL"):  # the embedded default: SQLite, in-process
-        env.pop(variable, None)
-    known = results(name, target)
-    again = sorted(m for m, status in known.items() if status in ALIVE | {"not checked"})
-    if known and not again:
-        print(f"== {name}: every mutant killed already", flush=True)
-        return
-    command = ["nice", "-n", "19", sys.executable, "-m", "mutmut", "run",
-               "--max-children", str(children), *(again or patterns(target))]
-    print(f"== {name}: {len(again) or 'all'} mutants", flush=True)
-    subprocess.run(command, cwd=work, env=env, check=False)
+    for database in target.databases:
+        work = prepare(name, target, database, fresh=fresh)
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "dashboard.settings"}
+        env.pop("REDIS_URL", None)  # tasks in-process
+        if database == "sqlite":
+            env.pop("DATABASE_URL", None)
+        elif not env.get("DATABASE_URL", "").startswith("postgres"):
+            print(f"== {name} on {database}: skipped (set DATABASE_URL)", flush=True)
+            continue
+        merged, own = results(name, target), results(name, target, only=database)
+        again = sorted(m for m, status in merged.items() if status in ALIVE | {"not checked"})
+        if merged and not again:
+            print(f"== {name} on {database}: every mutant killed already", flush=True)
+            continue
+        if not own and database != target.databases[0]:
+            again = sorted(m for m, status in merged.items() if status in ALIVE)
+        command = ["nice", "-n", "19", sys.executable, "-m", "mutmut", "run",
+                   "--max-children", str(children), *(again or patterns(target))]
+        print(f"== {name} on {database}: {len(again) or 'all'} mutants", flush=True)
+        subprocess.run(command, cwd=work, env=env, check=False)
 
 
 ALIVE = {"survived", "no tests"}
+KILLED = {"killed", "timeout"}
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests",
           34: "skipped", 36: "timeout", 37: "killed", -24: "timeout", 24: "timeout",
           152: "timeout", 255: "timeout"}
 
 
-def results(name: str, target: Target) -> dict[str, str]:
-    """Mutant name → status, from mutmut's files of the target's last run."""
+def results(name: str, target: Target, only: str | None = None) -> dict[str, str]:
+    """Mutant name → status from mutmut's files of the target's last runs: killed when a run on
+    any database killed it (or only on database ``only``)."""
     found: dict[str, str] = {}
     wanted = patterns(target)
-    for meta in (WORK / name / "mutants").rglob("*.py.meta"):
-        exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
-        for mutant, code in exit_codes.items():
-            if any(fnmatch(mutant, p) for p in wanted):
-                found[mutant] = "not checked" if code is None else STATUS.get(code, "suspicious")
+    for database in target.databases if only is None else (only,):
+        for meta in (workdir(name, database) / "mutants").rglob("*.py.meta"):
+            exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
+            for mutant, code in exit_codes.items():
+                if not any(fnmatch(mutant, p) for p in wanted):
+                    continue
+                status = "not checked" if code is None else STATUS.get(code, "suspicious")
+                previous = found.get(mutant)
+                if previous in {None, "not checked"} or status in KILLED:
+                    found[mutant] = status if previous not in KILLED else previous
     return found
 
 
@@ -183,7 +207,8 @@ def report(names: list[str], max_surviving: float) -> int:
                   + (f" ({unfinished} not run)" if unfinished else ""))
         for mutant, status in sorted(statuses.items()):
             if status in {"survived", "no tests"} and mutant not in known:
-                print(f"    survived: {mutant}  (mutmut show {mutant}, in {WORK / name})")
+                where = workdir(name, TARGETS[name].databases[-1])
+                print(f"    survived: {mutant}  (mutmut show {mutant}, in {where})")
     return 1 if failed else 0
 
 
