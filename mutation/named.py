@@ -85,12 +85,10 @@ MUTATIONS: list[Mutation] = [
     Mutation("idempotency keys expire after 60 s", [
         (SETTINGS, 'env_int("IDEMPOTENCY_TTL_SECONDS", 24 * 3600)',
          'env_int("IDEMPOTENCY_TTL_SECONDS", 60)'),
-        (IDEMPOTENCY, '"IDEMPOTENCY_TTL_SECONDS", 24 * 3600)', '"IDEMPOTENCY_TTL_SECONDS", 60)'),
     ], ["tests/api/test_idempotency.py"]),
     Mutation("the idempotency lease cut to 1 s", [
         (SETTINGS, 'env_int("IDEMPOTENCY_LEASE_SECONDS", 60)',
          'env_int("IDEMPOTENCY_LEASE_SECONDS", 1)'),
-        (IDEMPOTENCY, '"IDEMPOTENCY_LEASE_SECONDS", 60)', '"IDEMPOTENCY_LEASE_SECONDS", 1)'),
     ], ["tests/api/test_idempotency.py"]),
     Mutation("a key in flight on PostgreSQL no longer a 409", [(
         IDEMPOTENCY, "        if not locked:\n            raise _in_flight(1)\n", "",

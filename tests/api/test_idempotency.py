@@ -103,7 +103,10 @@ def test_on_sqlite_a_dead_requests_key_is_held_for_its_60_second_lease_with_retr
     clock.advance(seconds=59)
     response = bulk(client, graph, SEED[:1], "batch-1")
     assert response.status_code == 409
-    assert error_of(response)["code"] == "idempotency_key_in_flight"
+    assert error_of(response) == {
+        "code": "idempotency_key_in_flight", "param": "Idempotency-Key", "details": {},
+        "message": "A request with this Idempotency-Key is still being processed; retry later.",
+    }
     assert response["Retry-After"] == "2"  # the lease's last second, rounded up, and one more
     clock.advance(seconds=2)
     response = bulk(client, graph, SEED[:1], "batch-1")
@@ -198,3 +201,38 @@ def test_single_episode_adds_replay_too(api: ClientFor, owner, graph: Graph) -> 
 
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()
+
+
+@pytest.mark.skipif(not POSTGRESQL, reason="the advisory lock is PostgreSQL's")
+def test_on_postgresql_another_keys_lock_does_not_hold_this_one(owner, graph: Graph) -> None:
+    api_key, raw = create_api_key(owner, "bot")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {raw}")
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            for scope, key in ((f"key:{api_key.pk}", "batch-2"), (f"key:{api_key.pk + 1}",
+                                                                   "batch-1")):
+                cursor.execute("SELECT pg_advisory_lock(%s)", [idempotency._lock_id(scope, key)])
+
+        response = bulk(client, graph, SEED, "batch-1")
+    finally:
+        other.close()
+
+    assert response.status_code == 200 and response.json()["stored"] == 3
+
+
+def test_the_sweep_purges_expired_keys_and_keeps_the_others(api: ClientFor, owner,
+                                                            graph: Graph) -> None:
+    client = api(owner)
+    bulk(client, graph, SEED[:1], "old")
+    bulk(client, graph, SEED[1:2], "new")
+    now = timezone.now()
+    IdempotencyRecord.objects.filter(key="old").update(expires_at=now - timedelta(seconds=1))
+    IdempotencyRecord.objects.filter(key="new").update(expires_at=now + timedelta(hours=1))
+
+    assert idempotency.purge_expired() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+    # Purged as of a given moment: the other one's time comes two hours on.
+    assert idempotency.purge_expired(now=now + timedelta(hours=2)) == 1
+    assert not IdempotencyRecord.objects.exists()
