@@ -469,3 +469,25 @@ def test_the_summary_must_be_made_of_its_claims() -> None:
     assert read_summary(good, allowed)[1] == []
     assert "the summary does not contain claim 1" in read_summary(missing, allowed)[1]
     assert read_summary({"name": 3}, allowed)[0] is None
+
+
+SHAPE = 'the answer needs "name" and "summary" strings and a "claims" list'
+
+
+@pytest.mark.parametrize("answer", [
+    {"name": 3, "summary": "A waits on B.", "claims": []},
+    {"name": "Pattern", "summary": None, "claims": []},
+    {"name": "Pattern", "summary": "A waits on B.", "claims": "A waits on B."},
+], ids=["name not a string", "summary not a string", "claims not a list"])
+def test_an_answer_of_the_wrong_shape_is_refused_saying_so(answer: dict[str, Any]) -> None:
+    assert read_summary(answer, [201]) == (None, [SHAPE])
+
+
+def test_a_malformed_claim_refuses_the_whole_summary_even_beside_good_ones() -> None:
+    good = {"text": "A waits on B.", "fact_ids": [201]}
+    answer = dict(with_claims(good), claims=[{"text": 7, "fact_ids": [201]}, good])
+
+    summary, problems = read_summary(answer, [201])
+
+    assert summary is None
+    assert problems == ['claim 0 needs a "text" string and integer "fact_ids"']
