@@ -20,6 +20,7 @@ from memory.summarize import (
     ClusterEvidence,
     SummaryOutcome,
     build_prompt,
+    read_claim,
     read_summary,
     summarize_cluster,
 )
@@ -491,3 +492,26 @@ def test_a_malformed_claim_refuses_the_whole_summary_even_beside_good_ones() -> 
 
     assert summary is None
     assert problems == ['claim 0 needs a "text" string and integer "fact_ids"']
+
+
+@pytest.mark.parametrize("raw", [
+    "A waits on B.",
+    {"text": 7, "fact_ids": [201]},
+    {"text": "A waits on B.", "fact_ids": "201"},
+    {"text": "A waits on B.", "fact_ids": ["201"]},
+    {"text": "A waits on B.", "fact_ids": [True]},
+], ids=["not an object", "text not a string", "ids not a list", "an id not an integer",
+        "a boolean for an id"])
+def test_a_claim_needs_a_text_and_integer_fact_ids(raw: Any) -> None:
+    assert read_claim(raw) is None
+
+
+def test_a_claim_is_read_with_its_ids_once_each_in_order() -> None:
+    claim = read_claim({"text": "  A waits\non B. ", "fact_ids": [204, 201, 204]})
+
+    assert claim is not None and (claim.text, claim.fact_ids) == ("A waits on B.", (204, 201))
+
+
+def test_an_empty_summary_is_refused() -> None:
+    assert "the summary is empty" in read_summary(
+        {"name": "Pattern", "summary": " ", "claims": []}, [201])[1]
