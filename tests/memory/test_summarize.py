@@ -515,3 +515,36 @@ def test_a_claim_is_read_with_its_ids_once_each_in_order() -> None:
 def test_an_empty_summary_is_refused() -> None:
     assert "the summary is empty" in read_summary(
         {"name": "Pattern", "summary": " ", "claims": []}, [201])[1]
+
+
+def test_claims_are_found_in_the_summary_whatever_their_final_punctuation() -> None:
+    answer = {"name": "Pattern", "summary": "A waits on the box; C waits on B!",
+              "claims": [{"text": "A waits on the box.", "fact_ids": [201]},
+                         {"text": "C waits on B.", "fact_ids": [201]}]}
+
+    assert read_summary(answer, [201])[1] == []
+
+
+def test_a_summary_repeating_a_claim_says_more_than_its_claims() -> None:
+    answer = with_claims({"text": "A waits on B.", "fact_ids": [201]})
+    answer["summary"] = "A waits on B. A waits on B."
+
+    assert read_summary(answer, [201])[1] == [
+        "the summary says things no claim supports: 'a waits on b'"]
+
+
+def test_what_no_claim_supports_is_quoted_up_to_120_characters() -> None:
+    extra = "word " * 60
+    answer = with_claims({"text": "A waits on B.", "fact_ids": [201]})
+    answer["summary"] = f"A waits on B. {extra}"
+
+    (problem,) = read_summary(answer, [201])[1]
+
+    assert problem == f"the summary says things no claim supports: {extra.strip()[:120]!r}"
+
+
+def test_a_name_asserting_a_cause_is_refused() -> None:
+    answer = dict(with_claims({"text": "A waits on B.", "fact_ids": [201]}),
+                  name="The backfill causes the export failures")
+
+    assert read_summary(answer, [201])[1] == ["the name asserts a cause"]
