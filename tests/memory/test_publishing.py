@@ -186,5 +186,6 @@ def test_a_run_failing_mid_publish_leaves_the_previous_observations_and_nothing_
     assert (retry.counts["updated"], retry.counts["retired"]) == (1, 1)
     previous.refresh_from_db()
     assert (previous.status, previous.retired_reason) == ("retired", "superseded")
+    assert (previous.retired_by_run, previous.retired_at) == (retry, retry.published_at)
     assert previous.retirement["successors"] == [
         str(Observation.objects.get(graph=graph, status=Observation.Status.ACTIVE).uuid)]
