@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from memory.api.access import readable_graphs
 from memory.models import (
     Entity,
     Episode,
@@ -339,3 +341,22 @@ def test_only_the_owner_deletes_a_graph(api: ClientFor, graph_a: Graph) -> None:
         "On graph tenant-a your role is editor: only its owner may do this.")
     assert api(owner).delete(path).status_code == 202
     assert not Graph.objects.filter(pk=graph_a.pk).exists()
+
+
+def test_each_graph_is_read_with_the_users_role_in_that_graph(api: ClientFor, graph_a: Graph,
+                                                              tenant_b: TenantB) -> None:
+    dana = MembershipFactory(graph=tenant_b.graph, user__username="dana",
+                             role=Membership.Role.OWNER).user
+    MembershipFactory(graph=graph_a, user=dana, role=Membership.Role.VIEWER)
+    client = api(dana)
+
+    listed = client.get("/api/v1/graphs").json()["items"]
+
+    assert [(g["slug"], g["role"]) for g in listed] == [("tenant-a", "viewer"),
+                                                         ("tenant-b", "owner")]
+    assert client.post(f"/api/v1/graphs/{graph_a.slug}/runs").status_code == 403
+    assert client.post(f"/api/v1/graphs/{tenant_b.graph.slug}/runs").status_code == 202
+
+
+def test_nobody_signed_in_reads_no_graph(graph_a: Graph) -> None:
+    assert list(readable_graphs(None)) == list(readable_graphs(AnonymousUser())) == []
