@@ -34,6 +34,7 @@ from memory.models import (
     Episode,
     Fact,
     Graph,
+    ImportRun,
     Membership,
     Observation,
     PipelineRun,
@@ -122,11 +123,12 @@ class TenantB:
     entity: Entity
     observation: Observation
     run: PipelineRun
+    import_run: ImportRun
 
     def counts(self) -> dict[str, int]:
         """What B holds, to show a refused request wrote nothing."""
         return {model.__name__: model.objects.filter(graph=self.graph).count()
-                for model in (Episode, Fact, Entity, Observation, PipelineRun)}
+                for model in (Episode, Fact, Entity, Observation, PipelineRun, ImportRun)}
 
 
 #: How to name graph B's object in each route that takes an object id (keyed by route name).
@@ -136,6 +138,7 @@ OBJECT_IDS: dict[str, Callable[[TenantB], dict[str, str]]] = {
     "api-entity": lambda b: {"uuid": str(b.entity.uuid)},
     "api-observation": lambda b: {"uuid": str(b.observation.uuid)},
     "api-run": lambda b: {"uuid": str(b.run.uuid)},
+    "api-import": lambda b: {"uuid": str(b.import_run.uuid)},
     "zep-episode": lambda b: {"episode_uuid": str(b.episode.uuid)},
     "zep-edge": lambda b: {"edge_uuid": str(b.fact.uuid)},
     "zep-node": lambda b: {"node_uuid": str(b.entity.uuid)},
@@ -166,7 +169,9 @@ def tenant_b(db: None) -> TenantB:
     observation = ObservationFactory(graph=graph, name=f"{MARKER} Audit blocking 1 workstream")
     observation.episodes.add(episode)
     return TenantB(graph=graph, episode=episode, fact=fact, entity=source,
-                   observation=observation, run=PipelineRunFactory(graph=graph))
+                   observation=observation, run=PipelineRunFactory(graph=graph),
+                   import_run=ImportRun.objects.create(graph=graph, format="jira",
+                                                      filename=f"{MARKER} merger.json"))
 
 
 @pytest.fixture

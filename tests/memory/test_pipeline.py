@@ -110,6 +110,55 @@ def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> No
     assert run_pipeline(graph) is None
 
 
+@pytest.mark.django_db
+def test_a_run_that_finds_the_graph_held_leaves_no_queued_run_behind(graph: Graph) -> None:
+    """The settle task or the command found the graph busy: nothing is left for nobody to run
+    (the next settle check runs the graph again if it changed)."""
+    PipelineRun.objects.create(graph=graph, status=PipelineRun.Status.RUNNING,
+                               started_at=datetime.now().astimezone(),
+                               heartbeat_at=datetime.now().astimezone())
+
+    run_pipeline(graph)
+
+    assert not PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED).exists()
+
+
+@pytest.mark.django_db
+def test_the_database_keeps_one_queued_run_per_graph_and_as_of(graph: Graph) -> None:
+    from django.db import IntegrityError, transaction
+
+    PipelineRun.objects.create(graph=graph)
+    PipelineRun.objects.create(graph=graph, as_of=datetime(2026, 11, 1).astimezone())
+
+    for as_of in (None, datetime(2026, 11, 1).astimezone()):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            PipelineRun.objects.create(graph=graph, as_of=as_of)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_for_a_run_share_one_queued_run() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    from memory.pipeline import request_run
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "concurrent requests need PostgreSQL")
+    graph = Graph.objects.create(slug="busy", name="Busy")
+
+    def request(_: int) -> int:
+        try:
+            return request_run(graph).pk
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        runs = set(pool.map(request, range(10)))
+
+    assert len(runs) == 1
+    assert PipelineRun.objects.filter(graph=graph).count() == 1
 
 
 @pytest.mark.django_db
@@ -202,3 +251,68 @@ def test_with_a_model_the_summary_is_the_models_and_unchanged_evidence_costs_no_
     assert calls == 1
     assert run.counts["untouched"] == 1
     assert len(fake_openai.completions()) == calls
+
+
+@pytest.mark.django_db
+def test_an_update_restating_the_same_facts_updates_the_version_in_place_with_no_model_call(
+    graph: Graph, ingest: IngestFn, fake_openai
+) -> None:
+    ingest(graph, SEED)
+    (before,) = active(graph)
+    calls = len(fake_openai.completions())
+    again = {**SEED[0], "external_id": "alice-again",
+             "reference_time": "2026-11-30T09:00:00+00:00"}
+
+    ingest(graph, [again])
+
+    (after,) = active(graph)
+    assert (after.pk, after.version, after.summary) == (before.pk, 1, before.summary)
+    assert after.episode_count == 4
+    assert after.episodes.filter(external_id="alice-again").exists()
+    assert after.window_end == datetime.fromisoformat("2026-11-30T09:00:00+00:00")
+    assert [r["episodes"] for r in after.restatements] == [1]
+    assert len(fake_openai.completions()) == calls
+    run = PipelineRun.objects.filter(graph=graph).latest("started_at")
+    assert (run.counts["restated"], run.counts["created"], run.counts["updated"]) == (1, 0, 0)
+    # Restated in place, the evidence is current: the next run leaves it untouched.
+    assert run_pipeline(graph).counts["untouched"] == 1
+
+
+WAITING = [
+    {"external_id": "api", "author": "Alice", "reference_time": "2026-11-23T09:00:00+00:00",
+     "content": "The API migration is waiting on the auth service refactor."},
+    {"external_id": "pay", "author": "Bob", "reference_time": "2026-11-24T09:00:00+00:00",
+     "content": "The payments integration is waiting on the auth service refactor."},
+    # As a tracker's export says it: the status field, given as a fact.
+    {"external_id": "verified", "author": "Dana", "source": "tracker",
+     "reference_time": "2026-11-25T09:00:00+00:00",
+     "content": "Auth service refactor: status changed to Signed Off.",
+     "facts": [{"source": "Auth Service Refactor", "relation": "HAS_STATUS",
+                "target": "Signed Off", "source_type": "WorkItem", "target_type": "Status",
+                "fact": "Auth service refactor: status changed to Signed Off."}]},
+]
+
+
+@pytest.mark.django_db
+def test_a_chain_whose_root_is_done_retires_as_evidence_ended_citing_the_completing_fact(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    # "Signed off" means finished only once the graph says so: until then the chain is current,
+    # and no resolution rule closed its dependencies when it was said.
+    ingest(graph, WAITING)
+    (chain,) = active(graph)
+    assert chain.structure["dependency"]["root_blockers"]
+    graph.ontology = {"completion_statuses": ["signed off"]}
+    graph.save()
+
+    run = run_pipeline(graph)
+
+    chain.refresh_from_db()
+    assert chain.retired_reason == Observation.RetiredReason.EVIDENCE_ENDED
+    (completing,) = Fact.objects.filter(pk__in=chain.retirement["completing_facts"])
+    assert (completing.relation, completing.target.name) == ("HAS_STATUS", "Signed Off")
+    assert len(chain.retirement["settled_facts"]) == 2
+    assert chain.retirement["closed_facts"] == []
+    assert "2 dependencies on finished work" in chain.retirement["note"]
+    assert run.counts["retired_by_reason"] == {"evidence_ended": 1}
+    assert active(graph) == []
