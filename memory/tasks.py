@@ -65,7 +65,11 @@ def process_episode(episode_id: int) -> str:
     max_retries=5,
 )
 def process_episodes(episode_ids: list[int]) -> dict[str, int]:
-    return dict(processing.process_episodes(episode_ids))
+    # A worker goes on with its graph's queue for a while, then hands the rest to a new task
+    # (each task stays well inside the time limit).
+    return dict(processing.process_episodes(
+        episode_ids, seconds=None if _eager() else processing.DRAIN_SECONDS,
+        continue_later=lambda episode_id: _send(process_episodes, [episode_id])))
 
 
 @shared_task(name="memory.run_pipeline_when_settled", bind=True, max_retries=None)
@@ -107,8 +111,10 @@ def sweep() -> dict[str, int]:
     stale = now - timedelta(seconds=processing.stale_processing_seconds())
     stuck = list(Episode.objects.filter(
         status=Episode.Status.PROCESSING, processing_started_at__lt=stale
-    ).values_list("pk", "attempts")[:SWEEP_LIMIT])
-    for episode_id, attempts in stuck:
+    ).values_list("pk", "graph_id", "attempts")[:SWEEP_LIMIT])
+    # One task per graph: it takes the graph's queue in ingestion order from its head.
+    to_process: dict[int, list[int]] = {}
+    for episode_id, graph_id, attempts in stuck:
         if attempts >= processing.MAX_ATTEMPTS:
             Episode.objects.filter(pk=episode_id, status=Episode.Status.PROCESSING).update(
                 status=Episode.Status.FAILED,
@@ -117,15 +123,17 @@ def sweep() -> dict[str, int]:
             )
             counts["failed"] += 1
         else:
-            _send(process_episode, episode_id)
+            to_process.setdefault(graph_id, []).append(episode_id)
             counts["requeued"] += 1
     forgotten = now - timedelta(seconds=pending_grace_seconds())
     waiting = list(Episode.objects.filter(
         status=Episode.Status.PENDING, ingested_at__lt=forgotten
-    ).values_list("pk", flat=True)[:SWEEP_LIMIT])
-    for episode_id in waiting:
-        _send(process_episode, episode_id)
+    ).values_list("pk", "graph_id")[:SWEEP_LIMIT])
+    for episode_id, graph_id in waiting:
+        to_process.setdefault(graph_id, []).append(episode_id)
     counts["pending"] = len(waiting)
+    for episode_ids in to_process.values():
+        _send(process_episodes, episode_ids)
     counts["abandoned_runs"] = pipeline.abandon_stale_runs(now=now)
     for run_id in PipelineRun.objects.filter(
         status=PipelineRun.Status.QUEUED,
