@@ -68,7 +68,7 @@ def process_episodes(episode_ids: list[int]) -> dict[str, int]:
     # A worker goes on with its graph's queue for a while, then hands the rest to a new task
     # (each task stays well inside the time limit).
     return dict(processing.process_episodes(
-        episode_ids, seconds=None if _eager() else processing.DRAIN_SECONDS,
+        episode_ids, seconds=processing.DRAIN_SECONDS,
         continue_later=lambda episode_id: _send(process_episodes, [episode_id])))
 
 

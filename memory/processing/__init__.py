@@ -14,6 +14,7 @@ The names below are what the rest of the product calls.
 from memory.processing.batches import apply_episode, apply_episodes, describe
 from memory.processing.queue import (
     BATCH_SIZE,
+    DRAIN_SECONDS,
     MAX_ATTEMPTS,
     claim_next,
     mark_failed,
@@ -26,6 +27,7 @@ from memory.processing.reading import NamesRead, episode_text, extract_episode
 
 __all__ = [
     "BATCH_SIZE",
+    "DRAIN_SECONDS",
     "MAX_ATTEMPTS",
     "NamesRead",
     "apply_episode",

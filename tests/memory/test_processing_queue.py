@@ -110,3 +110,15 @@ def test_a_graph_whose_head_a_live_worker_holds_is_left_to_that_worker() -> None
     assert process_episodes(later) == {"skipped": 1}
     assert Episode.objects.get(pk=later[0]).status == "pending"
     assert [e.pk for e in held] == first
+
+
+@pytest.mark.django_db
+def test_after_its_time_budget_a_call_hands_its_graph_over() -> None:
+    graph = Graph.objects.create(slug="long", name="Long")
+    ids = [pk for n in range(len(DELIVERIES)) for pk in deliver(graph, n)]
+    handed: list[int] = []
+
+    counts = process_episodes(ids, batch_size=1, seconds=0, continue_later=handed.append)
+
+    assert counts == {"processed": 1, "skipped": 2}
+    assert handed == [ids[1]]
