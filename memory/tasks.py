@@ -42,6 +42,14 @@ def _eager() -> bool:
     return bool(app.conf.task_always_eager)
 
 
+SETTLE_MARK_SECONDS = 30
+"""How long "a settle check of this graph is on its way" is believed past the check's due time.
+The check task can be lost (a killed worker holds countdown tasks unacknowledged until Redis
+redelivers them, half an hour later); the mark must not outlive it by much, or the graph would
+not run until it expired — the sweep schedules a new check as soon as it has. A second check
+is harmless: the one that finds the graph settled runs it, the other finds nothing new."""
+
+
 def _settle_key(graph_id: int) -> str:
     return f"settle:{graph_id}"
 
@@ -82,7 +90,7 @@ def run_pipeline_when_settled(self, graph_id: int) -> str:  # type: ignore[no-un
         cache.delete(_settle_key(graph_id))
         return "idle"
     if delay > 0 and not _eager():
-        cache.set(_settle_key(graph_id), 1, timeout=int(delay) + 120)
+        cache.set(_settle_key(graph_id), 1, timeout=int(delay) + SETTLE_MARK_SECONDS)
         self.apply_async((graph_id,), countdown=delay)
         return "waiting"
     cache.delete(_settle_key(graph_id))
@@ -168,7 +176,7 @@ def schedule_pipeline(graph_id: int) -> None:
     if _eager():
         _send(run_pipeline_when_settled, graph_id)
         return
-    if cache.add(_settle_key(graph_id), 1, timeout=600) and not _send(
+    if cache.add(_settle_key(graph_id), 1, timeout=SETTLE_MARK_SECONDS) and not _send(
         run_pipeline_when_settled, graph_id
     ):
         cache.delete(_settle_key(graph_id))
