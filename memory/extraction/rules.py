@@ -182,10 +182,15 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.language.documents import Document, Passage, read_document
+from memory.language.references import PLACEHOLDER, mask
+from memory.language.words import language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
 RULES_EXTRACTOR = "rules@1"
+UNREAD_RULES = "not understood by the rules extractor"
+UNREAD_LANGUAGE = "language not supported"
 
 RESPONSIBLE_FOR = "RESPONSIBLE_FOR"
 MEMBER_OF = "MEMBER_OF"
@@ -273,6 +278,19 @@ _INTENSITY_WORDS = frozenset(
      "terrible", "massive", "severe", "new", "these", "those", "our", "my", "sporadic"}
 )
 _THINGS = frozenset({"WorkItem", "Service", "Product", "Issue"})
+# Last words of what nobody can be "blocked on" as a work item (singular).
+# Teams written as slugs: Kubernetes' "sig-scheduling", "wg-batch", Rust's "t-compiler".
+_TEAM_SLUG = re.compile(r"^(?:sig|wg|t|team|ug|committee)-[a-z0-9-]+$|^[a-z0-9-]+-(?:team|sig|wg)$")
+_ABSTRACT_HEADS = frozenset(
+    {"concern", "feedback", "review", "reviewer", "approval", "decision", "consensus",
+     "discussion", "input", "response", "answer", "reply", "confirmation", "clarification",
+     "info", "information", "detail", "time", "help", "resource", "capacity", "bandwidth",
+     "budget", "people", "someone", "agreement", "signoff", "sign-off", "go-ahead", "permission",
+     "author", "maintainer", "team", "member", "owner", "vote", "comment", "question", "issue",
+     "problem", "thing", "stuff", "other", "something", "reason", "test", "ci", "merge", "rebase",
+     "example", "repro", "reproduction", "mcve", "testcase", "fcp", "nomination",
+     "meeting", "call", "sync", "update", "news", "word", "go", "green", "light"}
+)
 _AGENTS = frozenset({"Person", "Team", "Customer"})
 
 # Status phrase (lower case) → canonical status word (displayed with display_name).
@@ -291,6 +309,12 @@ _STATUS_WORDS: dict[str, str] = {
     "merged": "done", "delivered": "done", "resolved": "done", "closed": "done",
     "fixed": "done", "wrapped up": "done", "landed": "done", "went live": "done",
     "unblocked": "unblocked",
+    "postponed": "delayed", "pushed back": "delayed", "deferred": "on hold",
+    "reverted": "reverted", "backed out": "reverted", "rolled back": "reverted",
+    "in review": "in review", "under review": "in review", "needs review": "in review",
+    "awaiting review": "in review", "ready for review": "in review",
+    "waiting for review": "in review", "waiting on review": "in review",
+    "approved": "approved",
 }
 _DONE, _RESOLVED, _BLOCKED = "done", "resolved", "blocked"
 _MONTHS: dict[str, int] = {
@@ -515,19 +539,76 @@ def _words(phrase: str) -> list[str]:
 
 
 def _noun_phrase(raw: str) -> str | None:
-    """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word."""
+    """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word,
+    no link, code or quotation in it, and a noun phrase by its words' parts of speech."""
     phrase = _clean(raw)
-    if not phrase or any(mark in phrase for mark in ",:;!?"):
+    if not phrase or any(mark in phrase for mark in ",:;!?()[]{}<>=/\\|*`\"#@$%^~+"):
         return None
+    if "zz" in phrase and PLACEHOLDER.search(phrase):
+        return None  # a reference inside a longer phrase, a link, code or a quotation
     words = _words(phrase)
     lowered = [w.lower() for w in words]
     if len(words) > 7 or lowered[0] in _LEADING_PREPOSITIONS:
         return None
     if any(w in _NOT_IN_NOUN_PHRASE for w in lowered):
         return None
-    if len(words) == 1 and lowered[0] in _VAGUE_NOUNS:
+    if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
+                            in _VAGUE_NOUNS):
+        return None
+    if not _grammatical(tuple(words)):
         return None
     return phrase
+
+
+# Tags a word of a name never has: pronouns, modals, wh-words, adverbs, finite verbs, "to".
+_VETO_TAGS = frozenset(
+    {"PRP", "MD", "WDT", "WP", "WP$", "WRB", "RB", "RBR", "RBS", "VBZ", "VBD", "TO", "EX", "UH",
+     "PDT", "LS"}
+)
+# Adverbs that are particles of compound names ("Sign Up Flow", "Back Office", "Checkout").
+_PARTICLES = frozenset({"up", "out", "down", "back", "off", "in", "over", "on", "forward",
+                        "early", "ahead", "away", "home", "live", "upstream", "downstream"})
+# Closed-class words allowed inside a name ("Head of Sales", "Search and Indexing Project").
+_INNER_WORDS = frozenset({"of", "and", "for", "on", "in", "to", "with", "&", "at", "by"})
+_HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "CD", "VBG", "VB", "VBP", "VBN", "FW",
+                        "SYM"})
+
+
+@lru_cache(maxsize=16384)
+def _grammatical(words: tuple[str, ...]) -> bool:
+    """Whether the words (articles already off) can be a noun phrase: no word is a pronoun,
+    modal, adverb or finite verb by the tagger, and the last word can head a noun phrase (a
+    noun, a number, a gerund, or a verb's base form, which is so often also a noun:
+    "update", "build", "fix")."""
+    for index, word in enumerate(words):
+        lowered = word.lower()
+        if lowered in _INNER_WORDS and 0 < index < len(words) - 1:
+            continue
+        word_tag = _tag_of(word)
+        if word_tag in _VETO_TAGS and lowered not in _PARTICLES:
+            return False
+        if word_tag == "PRP$" and index > 0:
+            return False
+        if word_tag in {"IN", "CC", "DT"} and index > 0:
+            return False
+    last = words[-1]
+    last_tag = _tag_of(last)
+    if last_tag in _HEAD_TAGS or last[:1].isupper() or last.lower() in _PARTICLES:
+        return True
+    return last_tag in {"JJ", "JJR", "JJS"} and any(c.isdigit() for c in last)
+
+
+def _tag_of(word: str) -> str:
+    """A word's tag; a hyphenated compound ("sig-scheduling", "log-in") takes its last part's."""
+    if "-" in word.strip("-"):
+        last = word.rstrip("-").rsplit("-", 1)[-1]
+        if last and not last.isdigit():
+            return tag(last)
+    return tag(word)
+
+
+def _singular_word(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _is_org(words: list[str]) -> bool:
@@ -744,21 +825,103 @@ class _Reader:
         self.last_phrase: ExtractedEntity | None = None
         self.sentence = _Sentence()
         self.ordinal = 0
+        self.masked = mask("")
+        self.speaker: ExtractedEntity | None = None
+        """Who said the clause being read, when the author reports someone else's words."""
+        self.in_context = False
+        """Reading a list item with its heading's or parent item's words: no ownership implied."""
+        self.reference_names: set[str] = set()
+        """Names of the tracker items mentioned by reference (their author is not their
+        owner)."""
 
     # ---------------------------------------------------------------------- reading the text
 
-    def read(self, text: str) -> None:
-        for sentence in split_sentences(text):
-            if sentence.rstrip().endswith("?"):
-                continue  # a question asserts nothing
-            self.sentence = _Sentence()
-            previous: _Clause | None = None
-            for part in _split_clauses(_normalize(sentence)):
-                clause = self._prepare(part.text, part.kind, sentence)
-                clause.antecedent_phrase = part.antecedent
-                self._read_clause(clause, previous)
-                previous = clause
-            self._link_events(sentence)
+    def read(self, document: Document) -> None:
+        for passage in document.passages:
+            for sentence in split_sentences(passage.text):
+                self.read_sentence(sentence, passage)
+
+    def read_sentence(self, sentence: str, passage: Passage) -> None:
+        """One sentence as written (what its facts cite), read with its references masked."""
+        if len(sentence) > MAX_SENTENCE_LENGTH or _is_question(sentence):
+            return  # a question asserts nothing; a "sentence" that long is no status line
+        self.masked = mask(sentence)
+        text = _normalize(self.masked.text)
+        text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
+        speech = _SPEECH.match(text)
+        if speech is not None and _has_verb(speech["rest"]):
+            # "Farah says (that) the migration slipped": Farah said it; the clause is read.
+            speaker = self.agent(speech["speaker"], self._bare_clause(sentence), mention=False)
+            if speaker is None:
+                return
+            text = speech["rest"]
+            self.speaker = speaker
+        elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
+            return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
+        try:
+            # "- blocked on #124" nested under "- #123 Title": about #123, not the author's item
+            if (passage.item and passage.parents and _SUBJECTLESS_STATUS.match(_clean(text))
+                    and self._read_in_context(text, sentence, passage)):
+                return
+            before = len(self.records)
+            self._read_text(text, sentence)
+            if len(self.records) == before and passage.item and passage.headings:
+                self._read_in_context(text, sentence, passage)
+        finally:
+            self.speaker = None
+            self.in_context = False
+
+    def _read_text(self, text: str, sentence: str) -> None:
+        self.sentence = _Sentence()
+        previous: _Clause | None = None
+        for part in _split_clauses(text):
+            clause = self._prepare(part.text, part.kind, sentence)
+            clause.antecedent_phrase = part.antecedent
+            self._read_clause(clause, previous)
+            previous = clause
+        self._link_events(sentence)
+
+    def _read_in_context(self, text: str, sentence: str, passage: Passage) -> bool:
+        """A list item read with what is above it: an item that only names something takes the
+        status its heading gives ("## Blocked" / "PRs waiting on review" → "- #123 Title"); an
+        item that only says a status ("- waiting on @bob") is about the item it is nested
+        under."""
+        words = _clean(text)
+        if not words:
+            return False
+        before = len(self.records)
+        self.in_context = True
+        if _SUBJECTLESS_STATUS.match(words) and passage.parents:
+            parent = mask(passage.parents[-1], first=len(self.masked.references))
+            self.masked.references.update(parent.references)
+            subject = self._context_subject(_normalize(parent.text))
+            if subject is not None:
+                self._read_text(f"{subject} {_with_verb(words)}", sentence)
+            return len(self.records) > before
+        subject = self._context_subject(words)
+        if subject is None:
+            return False
+        for heading in reversed(passage.headings):
+            predicate = _heading_predicate(mask(heading).text)
+            if predicate is None:
+                continue
+            self._read_text(f"{subject} {predicate}", sentence)
+            if len(self.records) > before:
+                return True
+        return False
+
+    def _context_subject(self, text: str) -> str | None:
+        """The words of an item that names one thing and says nothing about it."""
+        text = _clean(text)
+        if self.masked.reference(text) is not None:
+            return text
+        if _noun_phrase(text) is not None and len(text.split()) <= 6 and not _HAS_VERB.search(
+                text):
+            return text
+        return None
+
+    def _bare_clause(self, sentence: str) -> _Clause:
+        return _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
 
     def _prepare(self, raw: str, kind: str, sentence: str) -> _Clause:
         """The clause without its event phrase, date and time adverbs (each only looked for
@@ -884,6 +1047,12 @@ class _Reader:
                 self.dropped.append(f"nothing for {_clean(raw)!r} to refer to: {clause.sentence}")
                 return None
             return self._mention(referent)
+        reference = self.masked.reference(raw)
+        if reference is not None:
+            if reference.type != "WorkItem":
+                return None
+            self.reference_names.add(reference.name)
+            return self._mention(ExtractedEntity(reference.name, "WorkItem"))
         # "the auth refactor from the backend team": the team owns it. A "from" that names no
         # owner ("data from the warehouse") stays part of the name.
         owned = _FROM_OWNER.match(_clean(raw))
@@ -912,7 +1081,13 @@ class _Reader:
     ) -> ExtractedEntity | None:
         """A person, team or customer named by a noun phrase (the doer of something)."""
         if self.is_first_person(raw):
-            return self.author
+            return self.speaker or self.author
+        reference = self.masked.reference(raw)
+        if reference is not None:
+            if reference.type not in {"Person", "Team"}:
+                return None
+            entity = ExtractedEntity(reference.name, reference.type)
+            return self._mention(entity) if mention else entity
         prefixed = _CUSTOMER_PREFIX.match(_clean(raw))
         if prefixed is not None:
             phrase = _noun_phrase(prefixed.group("name"))
@@ -924,7 +1099,10 @@ class _Reader:
         if self.author is not None and _key(name) in self.author_keys:
             return self.author
         words = _words(phrase)
-        type_ = self._known_type(name) or _head_type(words)
+        if _TEAM_SLUG.match(phrase):
+            name = phrase  # "sig-scheduling", "wg-batch", "t-compiler": kept as written
+        type_ = self._known_type(name) or _head_type(words) or (
+            "Team" if _TEAM_SLUG.match(phrase) else None)
         if type_ is None and _is_name(words):
             # Support context: a third party who reports an issue is a customer.
             type_ = "Customer" if reporter else "Person"
@@ -936,6 +1114,8 @@ class _Reader:
     def surface(self, raw: str, clause: _Clause) -> ExtractedEntity | None:
         """Where an issue shows up: a product ("the checkout page") or a service."""
         if " ".join(_words(_clean(raw))).lower() in _GENERIC_SUBJECTS:
+            return None
+        if self.masked.reference(raw) is not None:
             return None
         referent = self._pronoun(raw, clause)
         if referent is not False:
@@ -970,9 +1150,10 @@ class _Reader:
         return self._mention(ExtractedEntity(name, "Team")) if type_ == "Team" else None
 
     def subjects(self, raw: str, clause: _Clause) -> list[_Subject]:
-        """The items a status or dependency is about; first person means the author's item."""
+        """The items a status or dependency is about; first person means the author's item
+        (in someone else's reported words, it names no item we know)."""
         if self.is_first_person(raw):
-            return [_AUTHORS_WORK_ITEM]
+            return [] if self.speaker is not None else [_AUTHORS_WORK_ITEM]
         return list(self.things(raw, clause))
 
     def things(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
@@ -980,6 +1161,37 @@ class _Reader:
         any of them names no thing."""
         found = [self.thing(part, clause) for part in _list_parts(raw)]
         return [t for t in found if t is not None] if all(found) else []
+
+    def blockers(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
+        """What something waits on: things that can be waited on — a tracker item, a known
+        entity, work or a service by its last word, a version, a name of several words — never
+        an abstraction ("unresolved concerns", "feedback") or a bare common noun ("reviewer")."""
+        parts = _list_parts(raw)
+        found = []
+        for part in parts:
+            entity = self.thing(part, clause)
+            if entity is None or not self._concrete(part, entity):
+                return []
+            found.append(entity)
+        return found
+
+    def _concrete(self, raw: str, entity: ExtractedEntity) -> bool:
+        if entity.name in self.reference_names or self._known_type(entity.name):
+            return True
+        if self._pronoun(raw, _Clause("", "main", "", 0)) is not False:
+            return True  # "it": something named before
+        words = entity.name.split(" ")
+        last = words[-1].lower()
+        if last in _WORK_HEADS or last in _SERVICE_HEADS:
+            return True
+        if last in _VAGUE_NOUNS or _singular_word(last) in _ABSTRACT_HEADS:
+            return False
+        if any(c.isdigit() for c in entity.name):
+            return True  # a version or a numbered thing ("11.0.1", "LLVM 17")
+        if len(words) == 1:
+            written = _words(_clean(raw))
+            return len(written) == 1 and tag(written[0]) in {"NNP", "NNPS"}
+        return True
 
     def agents(self, raw: str, clause: _Clause, *, reporter: bool = False
                ) -> list[ExtractedEntity]:
@@ -1028,7 +1240,9 @@ class _Reader:
             canonical = _RESOLVED
         # A status said in passing about something else ("…because Y is late", "…Y, which is
         # late") is no report on the author's own work.
-        reported = reported and clause.kind not in {"reason", "relative"}
+        reported = (reported and clause.kind not in {"reason", "relative"}
+                    and self.speaker is None and not self.in_context
+                    and subject.name not in self.reference_names)
         if reported and self.author is not None:
             self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
                                         clause.sentence, clause.ordinal))
@@ -1319,15 +1533,31 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
 
 
 def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "I'm waiting on X", "X depends on Y", "X is waiting for Y"."""
-    return _dependency(r, r.subjects(m["s"], c), r.things(m["o"], c), c)
+    """ "I'm waiting on X", "X depends on Y", "X is waiting for Y". Waiting on someone or on
+    something no work item is ("#123 is waiting on review / on the team") is a status."""
+    waiting = r.subjects(m["s"], c)
+    if _dependency(r, waiting, r.blockers(m["o"], c), c):
+        return True
+    if not waiting or any(not isinstance(w, ExtractedEntity) for w in waiting):
+        return False
+    if _REVIEW.match(_clean(m["o"])):
+        return _statuses(r, waiting, "in review", c)
+    if m.group(0).lower().split(" ", 2)[1:2] == ["depends"]:
+        return False
+    return _statuses(r, waiting, "waiting", c)
+
+
+_REVIEW = re.compile(r"^(?:a |the |code |final |their |your |another )*reviews?\b", _I)
 
 
 def _on_blocked_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "X is blocked by/on Y", "X can't move forward without Y": X depends on Y and X's status
-    is Blocked."""
+    is Blocked. Blocked on what no work item is ("unresolved concerns") is still Blocked."""
     waiting = r.subjects(m["s"], c)
-    if not _dependency(r, waiting, r.things(m["o"], c), c):
+    blockers = r.blockers(m["o"], c)
+    if blockers and not _dependency(r, waiting, blockers, c):
+        return False
+    if not blockers and any(not isinstance(w, ExtractedEntity) for w in waiting):
         return False
     return _statuses(r, waiting, _BLOCKED, c)
 
@@ -1335,12 +1565,15 @@ def _on_blocked_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 def _on_needs(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if r.is_first_person(m["s"]):
         return False  # "we need more time" names no work item
-    return _dependency(r, r.things(m["s"], c), r.things(m["o"], c), c)
+    items = r.things(m["s"], c)
+    if items and _REVIEW.match(_clean(m["o"])):
+        return _statuses(r, list(items), "in review", c)
+    return _dependency(r, items, r.blockers(m["o"], c), c)
 
 
 def _on_blocking(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "Y is blocking X" / "Y blocks X" → X DEPENDS_ON Y (stored with the waiting item first)."""
-    blockers = r.things(m["o"], c)
+    blockers = r.blockers(m["o"], c)
     return _dependency(r, r.subjects(m["s"], c), blockers, c)
 
 
@@ -1595,6 +1828,94 @@ _REASON_PATTERNS: _Patterns = (
 )
 
 # ---------------------------------------------------------------------------- text → clauses
+
+
+MAX_SENTENCE_LENGTH = 600
+"""A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status
+statement is that long, and reading it could only guess."""
+
+# "Is the migration blocked", "Does anyone know…", "Can you…" — questions even without "?".
+_QUESTION_START = re.compile(
+    r"^\s*(?:is|are|am|was|were|does|do|did|can|could|should|would|will|has|have|had|shall"
+    r"|may|might|must)\s+(?:the|a|an|this|that|these|those|it|we|you|they|he|she|i|anyone"
+    r"|anybody|someone|somebody|there|any|our|your|my)\b"
+    r"|^\s*(?:why|how|what|who|which|where|when)\s+(?:is|are|was|were|do|does|did|can|could"
+    r"|should|would|will|has|have)\b|^\s*any\s+(?:idea|ideas|update|updates|news|eta)\b",
+    _I,
+)
+
+
+def _is_question(sentence: str) -> bool:
+    stripped = sentence.rstrip()
+    return stripped.endswith("?") or stripped.endswith("?)") or bool(
+        _QUESTION_START.match(stripped))
+
+
+# "Farah says (that) …": reported speech. "reports"/"confirms" only with "that" (else "Globex
+# reports timeouts" is a report of an issue).
+_SPEECH_VERBS = (r"says|said|mentions|mentioned|notes|noted|writes|wrote|tells me|told me"
+                 r"|tells us|told us|explains|explained|adds|added|points out|pointed out"
+                 r"|thinks|thought|believes|claims|claimed|argues|argued|feels|suggests"
+                 r"|suggested|commented|comments|replied|replies|answered|answers")
+_SPEECH = re.compile(
+    rf"^(?P<speaker>[A-Z@][\w.@'-]*(?: [A-Z][\w.'-]*){{0,3}}|zzref\d+zz) (?:(?:{_SPEECH_VERBS})"
+    r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
+)
+# "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+_HEDGE = re.compile(
+    r"^(?:(?:I|we) (?:think|believe|guess|suspect|assume|hope|feel|wonder|expect|doubt"
+    r"|am not sure|are not sure)\b|(?:maybe|perhaps|probably|possibly|hopefully|ideally"
+    r"|presumably|apparently)\b|it (?:would|might|could|may) be\b|not sure\b)",
+    _I,
+)
+_HYPOTHETICAL = re.compile(
+    r"^(?:(?:we|I|you|they|it) (?:would|could|might|should|may) |let us |let's |please |"
+    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b)",
+    _I,
+)
+# "zzref0zz : now depends on …" — a reference as the label of its own line.
+_LEADING_REFERENCE_COLON = re.compile(r"^(?P<ref>zzref\d+zz)\s*[:\-–—]\s+")
+# A list item that only says a status or a dependency, with no subject of its own.
+_SUBJECTLESS_STATUS = re.compile(
+    r"^(?:(?:now|still|currently) )?(?:blocked|waiting|stalled|stuck|depends|needs|needing"
+    r"|requires|on hold|at risk|merged|shipped|landed|released|done|closed|fixed|resolved"
+    r"|reverted|postponed|delayed|slipped|in progress|in review|approved|owned by|assigned to"
+    r"|led by|unblocked|no longer|ready for|awaiting)\b",
+    _I,
+)
+# The plural noun a status heading starts with ("PRs waiting on team", "MCPs blocked on …").
+_HEADING_SUBJECT = re.compile(
+    r"^(?:(?:[A-Z]{2,8}s|issues|items|bugs|tickets|prs|pull requests|mcps|rfcs|keps|tasks"
+    r"|stories|epics|nominations|proposals|changes|features|projects|work items) )?",
+    _I,
+)
+
+
+def _has_verb(text: str) -> bool:
+    """Whether a clause has a verb of its own (so it can be a claim, not only a name)."""
+    if _HAS_VERB.search(text):
+        return True
+    return any(tag(word) in {"VBD", "VBZ", "VBP", "MD"} for word in _WORD.findall(text.lower()))
+
+
+def _with_verb(predicate: str) -> str:
+    """ "blocked on X" → "is blocked on X"; "needs review" stays."""
+    first = predicate.split(" ", 1)[0]
+    if tag(first) in {"VBZ", "VBD"} or first.lower() in {"depends", "needs", "requires",
+                                                          "awaiting", "no"}:
+        return predicate
+    return f"is {predicate}"
+
+
+@lru_cache(maxsize=1024)
+def _heading_predicate(heading: str) -> str | None:
+    """What a heading says about every item under it ("PRs waiting on team" → "is waiting on
+    team", "Blocked" → "is blocked"), or None when it names a topic, not a status."""
+    words = _clean(_normalize(heading)).strip("*_#: ")
+    rest = _HEADING_SUBJECT.sub("", words, count=1).strip()
+    if not rest or not _SUBJECTLESS_STATUS.match(rest):
+        return None
+    return _with_verb(rest)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -1861,11 +2182,24 @@ def extract_with_rules(
         author_entity = ExtractedEntity(
             _display(author), author_entity_type(author, known, author_type)
         )
+    language = language_of(text)
+    if language not in {None, "en"}:
+        return Extraction(extractor=RULES_EXTRACTOR, author=author_entity,
+                          entities=[author_entity] if author_entity else [],
+                          unread=UNREAD_LANGUAGE, dropped=[f"language: {language}"])
+    document = read_document(text)
+    # "Ticket from Globex: …" names who wrote the words, whoever relayed them; a sign-off
+    # ("Thanks, Jane") only when the episode names no author.
+    sender = document.sender or (document.signature if author_entity is None else None)
+    if sender and (author_entity is None or _key(sender) not in _name_keys(author_entity.name)):
+        author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
-    reader.read(text)
+    reader.read(document)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
     extraction.entities = extraction.all_entities()
+    if not facts and not closures and text.strip():
+        extraction.unread = UNREAD_RULES
     return extraction
