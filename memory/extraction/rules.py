@@ -381,7 +381,8 @@ _ADVERBIAL = re.compile(
     r"|to (?:production|prod|staging|everyone|all (?:users|customers))|yet"
     r"|for (?:a|an|one|two|three|four|five|six|several|a few|\d+) (?:days?|weeks?|months?"
     r"|hours?|sprints?)"
-    r"|for (?:all|some|many|most|several) (?:of )?(?:our )?(?:users|customers|accounts))\b",
+    r"|for (?:all|some|many|most|several) (?:of )?(?:our )?(?:users|customers|accounts)"
+    r"|for (?:us|me|our team|our users|our customers|everyone here))\b",
     _I,
 )
 _SPACES = re.compile(r"\s+")
@@ -396,7 +397,7 @@ _ADVERBIAL_WORDS = _word_set(
     "yesterday today tonight recently far moment now anymore morning afternoon evening week"
     " sprint month quarter year night monday tuesday wednesday thursday friday saturday sunday"
     " earlier time schedule production prod staging everyone users customers yet days day"
-    " weeks hours hour months sprints accounts"
+    " weeks hours hour months sprints accounts us me team"
 )
 _EVENT_WORDS = frozenset({"since", "after", "following"})
 _TRIM = " \t,.;:!?\"'"
@@ -445,8 +446,9 @@ _CLAUSE_BREAK = re.compile(
 )
 # "Hi team, …" / "Quick update - …": a greeting says nothing.
 _GREETING = re.compile(
-    r"^(?:hi|hey|hello|ok|okay|fyi|update|quick update|status update|heads up|morning)\b"
-    r"[^,:!.-]{0,30}[,:!-]\s*",
+    r"^(?:hi|hey|hello|ok|okay|fyi|update|quick update|status update|heads up|morning"
+    r"|ugh|argh|sigh|oh no|oh|hmm|well|so|alright|dear [^,]{1,30}|good (?:morning|afternoon"
+    r"|evening)|greetings|urgent|help)\b[^,:!.-]{0,30}[,:!-]\s*",
     _I,
 )
 # "If the refactor slips, …" asserts nothing; "Since we upgraded, …" is a clause of its own.
@@ -484,7 +486,7 @@ _EVENT = re.compile(
     r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
     r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
     rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?"
-    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?)\b,?",
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?)\b,?",
     _I,
 )
 _DATE = re.compile(
