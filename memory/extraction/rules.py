@@ -182,6 +182,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.symptoms import find_symptom, tokens_after
+from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, mask
 from memory.language.words import language_of, tag
@@ -681,7 +683,12 @@ def issue_name(phrase: str) -> str | None:
     if _LATENCY.search(phrase):
         return "Latency"
     words = [w for w in _clean(phrase).split(" ") if w]
-    if not words or words[-1].lower() not in _ISSUE_HEADS:
+    if not words:
+        return None
+    found = find_symptom(" ".join(words))
+    if found is not None and found[2] == len(_symptom_tokens(" ".join(words))):
+        return found[0]  # the phrase is (ends with) a symptom: "sign-in failures", "lag"
+    if words[-1].lower() not in _ISSUE_HEADS:
         return None
     while len(words) > 1 and words[0].lower() in _INTENSITY_WORDS:
         words = words[1:]
@@ -832,6 +839,9 @@ class _Reader:
         """Who said the clause being read, when the author reports someone else's words."""
         self.in_context = False
         """Reading a list item with its heading's or parent item's words: no ownership implied."""
+        self.resolved_for_author = False
+        """The customer said their problem is gone: an issue "resolved" in their words ends
+        their report, not the issue for everyone."""
         self.reference_names: set[str] = set()
         """Names of the tracker items mentioned by reference (their author is not their
         owner)."""
@@ -848,6 +858,9 @@ class _Reader:
         if len(sentence) > MAX_SENTENCE_LENGTH or _is_question(sentence):
             return  # a question asserts nothing; a "sentence" that long is no status line
         self.masked = mask(sentence)
+        self.resolved_for_author = False
+        if self.author is not None and self.author.type == "Customer":
+            self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
         speech = _SPEECH.match(text)
@@ -872,6 +885,24 @@ class _Reader:
         finally:
             self.speaker = None
             self.in_context = False
+
+    def _customer_better(self, text: str, sentence: str) -> None:
+        """ "It's working again", "the timeouts are resolved for us": the customer's own report
+        ends (a closure of *their* REPORTED fact: the issue itself may go on for others)."""
+        better = _BETTER_AGAIN.search(text)
+        if better is None or _NEGATED_BEFORE.search(text[: better.start()]):
+            return
+        assert self.author is not None
+        found = find_symptom(_normalize(text))
+        named = None
+        if found is not None:
+            named = ExtractedEntity(found[0], self._known_type(found[0]) or "Issue")
+        else:
+            issue = _ISSUE_IN.search(_normalize(text))
+            named = self.issue(issue["i"]) if issue else None
+        self.records.append(_Record("closure", self.author, REPORTED, named, sentence,
+                                    self.ordinal))
+        self.resolved_for_author = True
 
     def _read_text(self, text: str, sentence: str) -> None:
         self.sentence = _Sentence()
@@ -1240,6 +1271,8 @@ class _Reader:
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
         if subject.type == "Issue" and canonical == _DONE:
             canonical = _RESOLVED
+            if self.resolved_for_author:
+                return  # "resolved for us": the customer's report closes, not the issue
         # A status said in passing about something else ("…because Y is late", "…Y, which is
         # late") is no report on the author's own work.
         reported = (reported and clause.kind not in {"reason", "relative"}
@@ -1487,6 +1520,51 @@ def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if where and surface is None:
         return False  # "… on <something that is no place>": the clause says more than this
     return r.reports(None, issue, surface, c)
+
+
+def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Unable to log in", "I'm locked out of my account", "the app takes forever to load":
+    a symptom of the synonym table, reported by the customer whose episode it is (or by whoever
+    says it in the first person), affecting the product named before or after it."""
+    text = m["all"]
+    found = find_symptom(text)
+    if found is None:
+        return False
+    name, start, end = found
+    before = _symptom_tokens(text)[:start]
+    first_person = any(w in _FIRST_PERSON_WORDS for w in before)
+    customer = r.author is not None and r.author.type == "Customer"
+    if not (customer or first_person) or r.speaker is not None:
+        return False
+    reporter = r.author
+    surface = None
+    subject = _SUBJECT_BEFORE_VERB.match(" ".join(before))
+    if subject is not None and not first_person:
+        surface = r.surface(subject["np"], c)
+        if surface is None:
+            return False  # "the rollout is slow": said of something no product is
+    where = _WHERE.match(tokens_after(text, end))
+    if where is not None and where["np"].split(" ")[-1] not in _NOT_SURFACES:
+        surface = r.surface(where["np"], c) or surface
+    issue = r.issue(name)
+    if issue is None:
+        return False
+    return r.reports(reporter, issue, surface, c)
+
+
+_FIRST_PERSON_WORDS = frozenset({"i", "we", "me", "us", "my", "our"})
+_SUBJECT_BEFORE_VERB = re.compile(
+    r"^(?P<np>(?:the |this |that |your )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3}?)"
+    r"(?: (?:is|are|was|were|has been|have been|keeps|keep|kept|seems|seem|gets|get|got"
+    r"|started|starts|has|have|will|would|does|do|did|cannot))*$"
+)
+_WHERE = re.compile(
+    r"^(?:to|into|on|in|with|from|when using|when opening|while using|for|of) "
+    r"(?P<np>(?:the |your |our |my )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3})$"
+)
+_NOT_SURFACES = frozenset({"account", "accounts", "it", "this", "that", "us", "me", "them",
+                           "everything", "anything", "time", "times", "while", "minute",
+                           "minutes", "hour", "hours", "second", "seconds", "day", "days"})
 
 
 # Statuses and completion.
@@ -1808,6 +1886,8 @@ _PATTERNS: _Patterns = (
           r"|relies on) (?P<o>.+)$", _on_uses, "use uses used using run runs running rely relies"),
     # a ticket title that is only an issue
     _rule(rf"^(?P<i>.+?)(?: (?:{_SURFACE_PREP}) (?P<p>.+))?$", _on_issue_said),
+    # any symptom of the synonym table, said by a customer or in the first person
+    _rule(r"^(?P<all>.+)$", _on_symptom),
 )
 
 _RELATIVE_PATTERNS: _Patterns = (
@@ -1831,6 +1911,21 @@ _REASON_PATTERNS: _Patterns = (
 
 # ---------------------------------------------------------------------------- text → clauses
 
+
+# "It's working again", "fixed for us", "that fixed it", "back to normal": a customer's problem
+# is gone (read before fillers like "again" and "for us" are taken out).
+_BETTER_AGAIN = re.compile(
+    r"\b(?:working|works|work|running|loading|loads|up|online|fine|ok|okay|good)"
+    r" (?:again|now|fine|normally|properly|as expected)\b"
+    r"|\\b(?:resolved|fixed|solved|sorted|sorted out|gone)"
+    r" (?:for us|for me|on our end|on our side)\\b"
+    r"|\b(?:that|this|the (?:fix|patch|update|workaround|hotfix)) (?:fixed|solved|resolved"
+    r"|sorted) (?:it|the (?:issue|problem))\b|\bback to normal\b|\ball good now\b"
+    r"|\bno longer (?:an issue|a problem|happening)\b",
+    _I,
+)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|n't|no|never|still|isn't|aren't)\s+(?:\w+\s+)?$", _I)
+_ISSUE_IN = re.compile(rf"^(?:the |our |these |those )?(?P<i>.+?) (?:{_BE}|have|has) ", _I)
 
 MAX_SENTENCE_LENGTH = 600
 """A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status
