@@ -1917,8 +1917,8 @@ _REASON_PATTERNS: _Patterns = (
 _BETTER_AGAIN = re.compile(
     r"\b(?:working|works|work|running|loading|loads|up|online|fine|ok|okay|good)"
     r" (?:again|now|fine|normally|properly|as expected)\b"
-    r"|\\b(?:resolved|fixed|solved|sorted|sorted out|gone)"
-    r" (?:for us|for me|on our end|on our side)\\b"
+    r"|\b(?:resolved|fixed|solved|sorted|sorted out|gone)"
+    r" (?:for us|for me|on our end|on our side)\b"
     r"|\b(?:that|this|the (?:fix|patch|update|workaround|hotfix)) (?:fixed|solved|resolved"
     r"|sorted) (?:it|the (?:issue|problem))\b|\bback to normal\b|\ball good now\b"
     r"|\bno longer (?:an issue|a problem|happening)\b",
