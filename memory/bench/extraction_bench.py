@@ -1,0 +1,431 @@
+"""The extraction bench behind ``manage.py bench_extraction``: the product's extraction scored
+against the labelled corpus of real public text (``tests/corpus``).
+
+Each source file is read the way one graph would ingest it: episodes in time order, each read by
+``memory.processing.reading.extract_episode`` with the graph's ontology (a new graph's: the
+default) and the names the earlier episodes of that source introduced — with no model configured,
+that is the rules extractor, the embedded default. Predicted facts are matched to the labels
+(``gold_facts``, see ``tests/corpus/GUIDE.md`` §7):
+
+* the relations are the same after normalisation to the ontology (``BLOCKS`` reversed into
+  ``DEPENDS_ON``...; the proposed ``TRACKS`` and ``DUPLICATE_OF`` are kept as they are);
+* each endpoint matches: equal normalised names, or one name's content words contain the
+  other's (case, articles, punctuation and a plural ``s`` ignored), or both name the same
+  identifier (``#123``, ``org/repo#123``, a link to issue 123, ``PROJ-123``, ``bug 123``,
+  ``RFC 123``);
+* each gold fact matches at most one predicted fact (a maximum matching per episode).
+
+Strict figures require equal normalised names. Precision, recall and counts are given per genre
+and per relation on each split, with the extraction speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memory.extraction import Extraction
+from memory.models import Episode
+from memory.names import normalize_name
+from memory.ontology import Ontology, build_ontology
+
+SPLITS = ("dev", "test")
+GENRES = ("tracker", "meeting", "support")
+PROPOSED_RELATIONS = ("TRACKS", "DUPLICATE_OF")
+"""Labelled in the corpus, not (yet) in the ontology: kept by name when normalising."""
+
+_INGEST_FIELDS = ("external_id", "author", "reference_time", "type", "source", "content")
+
+
+# --- The corpus ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fact:
+    source: str
+    relation: str
+    target: str
+    implicit: bool = False
+    """A gold endpoint only the thread's metadata names (neither the content nor the author)."""
+
+
+@dataclass
+class CorpusEpisode:
+    record: dict[str, Any]
+    gold: list[Fact]
+    file: str
+
+    @property
+    def genre(self) -> str:
+        return str(self.record["genre"])
+
+    @property
+    def split(self) -> str:
+        return str(self.record["split"])
+
+
+def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
+                genres: Sequence[str] | None = None,
+                ontology: Ontology | None = None) -> list[CorpusEpisode]:
+    """The labelled episodes of ``directory/*.jsonl`` in the given splits and genres, each
+    source's in time order. Episodes without ``gold_facts`` (not labelled yet) are left out."""
+    ontology = ontology or build_ontology(None)
+    episodes = []
+    for path in sorted(directory.glob("*.jsonl")):
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records.sort(key=lambda r: (r["reference_time"], r["external_id"]))
+        for record in records:
+            if "gold_facts" not in record or record.get("split") not in splits:
+                continue
+            if genres and record.get("genre") not in genres:
+                continue
+            gold = [fact for item in record["gold_facts"]
+                    if (fact := normalized_fact(item["source"], item["relation"],
+                                                item["target"], ontology,
+                                                implicit=bool(item.get("implicit"))))]
+            episodes.append(CorpusEpisode(record, gold, path.stem))
+    return episodes
+
+
+def as_episode(record: dict[str, Any]) -> Episode:
+    """An unsaved Episode with the fields ingestion stores (extraction reads nothing else)."""
+    return Episode(
+        external_id=record.get("external_id"),
+        author=record.get("author") or "",
+        reference_time=datetime.fromisoformat(record["reference_time"]),
+        type=record.get("type") or Episode.Type.TEXT,
+        source=record.get("source") or "",
+        content=record.get("content") or "",
+        data=record.get("data"),
+    )
+
+
+# --- Matching ------------------------------------------------------------------------------------
+
+_STOPWORDS = frozenset({
+    "a", "an", "the", "this", "that", "these", "those", "of", "to", "in", "on", "at", "by", "for",
+    "with", "from", "and", "or", "as", "is", "are", "was", "were", "be", "been", "it", "its", "our",
+    "my", "your", "their", "his", "her", "we", "i", "you", "they", "he", "she", "them", "us",
+})
+_GITHUB_LINK = re.compile(
+    r"github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull|pulls|discussions)/(\d+)", re.I)
+_REPO_NUMBER = re.compile(r"([\w.-]+(?:/[\w.-]+)?)?#(\d+)\b")
+_BUG = re.compile(r"\bbug\s*#?\s*(\d{3,})\b", re.I)
+_PREFIXED = re.compile(r"\b(rfc|pep|eip|kep|cve|mcp)[\s-]*(\d+)\b", re.I)
+_KEY = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b")
+
+
+def normalized_fact(source: str, relation: str, target: str, ontology: Ontology, *,
+                    implicit: bool = False) -> Fact | None:
+    """The fact with its relation in canonical form (reversed names swap the endpoints);
+    ``None`` for a relation neither the ontology nor the proposed additions know."""
+    key = relation.strip().upper().replace(" ", "_").replace("-", "_")
+    if key in PROPOSED_RELATIONS:
+        return Fact(source, key, target, implicit)
+    found = ontology.normalize_relation(relation)
+    if found is None:
+        return None
+    name, swap = found
+    return Fact(target, name, source, implicit) if swap else Fact(source, name, target, implicit)
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """The normalised words of a name, a plural ``s`` dropped (``"The API migrations"`` →
+    ``("api", "migration")``)."""
+    return tuple(_singular(w) for w in normalize_name(name).split())
+
+
+def content_words(name: str) -> frozenset[str]:
+    return frozenset(w for w in name_words(name) if w not in _STOPWORDS)
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def identifiers(name: str) -> set[tuple[str, str | None, str]]:
+    """The tracker identifiers a name holds, as ``(kind, repository or None, number)``."""
+    found: set[tuple[str, str | None, str]] = set()
+    # A repository is compared by its name alone: "rust#5", "rust-lang/rust#5" and a link to
+    # issue 5 of rust-lang/rust are the same item.
+    for repo, number in _GITHUB_LINK.findall(name):
+        found.add(("#", repo.lower().rsplit("/", 1)[-1], number))
+    without_links = _GITHUB_LINK.sub(" ", name)
+    for repo, number in _REPO_NUMBER.findall(without_links):
+        found.add(("#", repo.lower().rsplit("/", 1)[-1] or None, number))
+    for number in _BUG.findall(name):
+        found.add(("bug", None, number))
+    for kind, number in _PREFIXED.findall(name):
+        found.add((kind.lower(), None, number))
+    for kind, number in _KEY.findall(name):
+        if kind.lower() not in {"rfc", "pep", "eip", "kep", "cve", "mcp"}:
+            found.add((kind.lower(), None, number))
+    return found
+
+
+def same_identifier(a: str, b: str) -> bool:
+    for kind, repo, number in identifiers(a):
+        for other_kind, other_repo, other_number in identifiers(b):
+            if (kind, number) == (other_kind, other_number) and (
+                    repo is None or other_repo is None or repo == other_repo):
+                return True
+    return False
+
+
+def names_match(gold: str, predicted: str, *, strict: bool = False) -> bool:
+    if name_words(gold) == name_words(predicted) and name_words(gold):
+        return True
+    if strict:
+        return False
+    if identifiers(gold) and identifiers(predicted):
+        # Two identifiers decide by themselves: rust-lang/rust#5 is not rust-lang/cargo#5,
+        # however many words the names share.
+        return same_identifier(gold, predicted)
+    gold_words, predicted_words = content_words(gold), content_words(predicted)
+    if not gold_words or not predicted_words:
+        return False
+    return gold_words <= predicted_words or predicted_words <= gold_words
+
+
+def facts_match(gold: Fact, predicted: Fact, *, strict: bool = False) -> bool:
+    return (gold.relation == predicted.relation
+            and names_match(gold.source, predicted.source, strict=strict)
+            and names_match(gold.target, predicted.target, strict=strict))
+
+
+def matched_pairs(gold: Sequence[Fact], predicted: Sequence[Fact], *,
+                  strict: bool = False) -> list[tuple[int, int]]:
+    """A maximum matching of gold to predicted facts (each used at most once): Kuhn's augmenting
+    paths, in gold order — episodes hold a handful of facts."""
+    candidates = [[j for j, p in enumerate(predicted) if facts_match(g, p, strict=strict)]
+                  for g in gold]
+    owner: dict[int, int] = {}
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j in candidates[i]:
+            if j in seen:
+                continue
+            seen.add(j)
+            if j not in owner or place(owner[j], seen):
+                owner[j] = i
+                return True
+        return False
+
+    for i in range(len(gold)):
+        place(i, set())
+    return sorted((i, j) for j, i in owner.items())
+
+
+# --- Scoring -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    episodes: int = 0
+    episodes_with_gold: int = 0
+    episodes_with_predicted: int = 0
+    gold: int = 0
+    gold_explicit: int = 0
+    predicted: int = 0
+    matched: int = 0
+    matched_explicit: int = 0
+    matched_strict: int = 0
+
+    def add(self, other: Tally) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = dict(self.__dict__)
+        data["precision"] = _ratio(self.matched, self.predicted)
+        data["recall"] = _ratio(self.matched, self.gold)
+        data["recall_explicit"] = _ratio(self.matched_explicit, self.gold_explicit)
+        data["precision_strict"] = _ratio(self.matched_strict, self.predicted)
+        data["recall_strict"] = _ratio(self.matched_strict, self.gold)
+        return data
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+@dataclass
+class EpisodeScore:
+    episode: CorpusEpisode
+    predicted: list[Fact]
+    matched: list[tuple[int, int]]
+    matched_strict: list[tuple[int, int]]
+
+
+def score_episode(episode: CorpusEpisode, predicted: list[Fact]) -> EpisodeScore:
+    return EpisodeScore(episode, predicted, matched_pairs(episode.gold, predicted),
+                        matched_pairs(episode.gold, predicted, strict=True))
+
+
+def tallies(scores: Iterable[EpisodeScore]) -> dict[str, Any]:
+    """Per split: overall, per genre, per relation (a gold fact counts for its relation, a
+    predicted one for its own)."""
+    result: dict[str, Any] = {}
+    by_split: dict[str, list[EpisodeScore]] = defaultdict(list)
+    for score in scores:
+        by_split[score.episode.split].append(score)
+    for split, split_scores in sorted(by_split.items()):
+        overall = Tally()
+        genres: dict[str, Tally] = defaultdict(Tally)
+        relations: dict[str, Tally] = defaultdict(Tally)
+        for score in split_scores:
+            episode = score.episode
+            matched = {i for i, _ in score.matched}
+            one = Tally(
+                episodes=1, episodes_with_gold=int(bool(episode.gold)),
+                episodes_with_predicted=int(bool(score.predicted)),
+                gold=len(episode.gold),
+                gold_explicit=sum(1 for g in episode.gold if not g.implicit),
+                predicted=len(score.predicted), matched=len(score.matched),
+                matched_explicit=sum(1 for i in matched if not episode.gold[i].implicit),
+                matched_strict=len(score.matched_strict),
+            )
+            overall.add(one)
+            genres[episode.genre].add(one)
+            strict = {i for i, _ in score.matched_strict}
+            for i, fact in enumerate(episode.gold):
+                tally = relations[fact.relation]
+                tally.gold += 1
+                tally.gold_explicit += int(not fact.implicit)
+                tally.matched += int(i in matched)
+                tally.matched_explicit += int(i in matched and not fact.implicit)
+                tally.matched_strict += int(i in strict)
+            for fact in score.predicted:
+                relations[fact.relation].predicted += 1
+        result[split] = {
+            "overall": overall.as_dict(),
+            "genres": {g: genres[g].as_dict() for g in GENRES if g in genres},
+            "relations": {r: relations[r].as_dict() for r in sorted(relations)},
+        }
+    return result
+
+
+# --- Running -------------------------------------------------------------------------------------
+
+Extract = Callable[[Episode, Ontology, dict[str, str]], Extraction]
+
+
+def product_extract(episode: Episode, ontology: Ontology, known: dict[str, str]) -> Extraction:
+    """The extraction ingestion runs (``memory.processing.reading.extract_episode``)."""
+    from memory.processing.reading import extract_episode
+
+    return extract_episode(episode, ontology, known)
+
+
+@dataclass
+class BenchResult:
+    scores: list[EpisodeScore] = field(default_factory=list)
+    extract_seconds: float = 0.0
+    extractors: dict[str, int] = field(default_factory=dict)
+
+    def figures(self) -> dict[str, Any]:
+        count = len(self.scores)
+        return {
+            "splits": tallies(self.scores),
+            "episodes": count,
+            "extract_seconds": self.extract_seconds,
+            "episodes_per_second": count / self.extract_seconds if self.extract_seconds else None,
+            "extractors": self.extractors,
+        }
+
+
+def run_extraction_bench(episodes: Sequence[CorpusEpisode], *,
+                         ontology: Ontology | None = None,
+                         extract: Extract = product_extract) -> BenchResult:
+    """Extract every episode (each source as one graph, in time order) and score it."""
+    ontology = ontology or build_ontology(None)
+    result = BenchResult()
+    known_by_source: dict[str, dict[str, str]] = defaultdict(dict)
+    for corpus_episode in episodes:
+        known = known_by_source[corpus_episode.file]
+        episode = as_episode(corpus_episode.record)
+        started = time.perf_counter()
+        extraction = extract(episode, ontology, known)
+        result.extract_seconds += time.perf_counter() - started
+        result.extractors[extraction.extractor] = result.extractors.get(
+            extraction.extractor, 0) + 1
+        for entity in extraction.all_entities():
+            known.setdefault(normalize_name(entity.name), entity.type)
+        predicted = [fact for f in extraction.facts
+                     if (fact := normalized_fact(f.source, f.relation, f.target, ontology))]
+        result.scores.append(score_episode(corpus_episode, predicted))
+    return result
+
+
+# --- Reports -------------------------------------------------------------------------------------
+
+_COLUMNS = (("episodes", "episodes"), ("with gold", "episodes_with_gold"),
+            ("with facts", "episodes_with_predicted"), ("gold", "gold"),
+            ("predicted", "predicted"), ("matched", "matched"), ("P", "precision"),
+            ("R", "recall"), ("R explicit", "recall_explicit"), ("P strict", "precision_strict"),
+            ("R strict", "recall_strict"))
+_RELATION_COLUMNS = (("gold", "gold"), ("predicted", "predicted"), ("matched", "matched"),
+                     ("P", "precision"), ("R", "recall"), ("P strict", "precision_strict"),
+                     ("R strict", "recall_strict"))
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda cells: "  ".join(  # noqa: E731
+        str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in
+        enumerate(zip(cells, widths, strict=True)))
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def _markdown(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def report_tables(figures: dict[str, Any], *, markdown: bool = False) -> list[str]:
+    render = _markdown if markdown else _table
+    out: list[str] = []
+    for split, data in figures["splits"].items():
+        rows = [[genre, *(_cell(t[k]) for _, k in _COLUMNS)]
+                for genre, t in data["genres"].items()]
+        rows.append(["all", *(_cell(data["overall"][k]) for _, k in _COLUMNS)])
+        out += ["", f"{split} split, per genre:", "",
+                *render(["genre", *(name for name, _ in _COLUMNS)], rows)]
+        rows = [[relation, *(_cell(t[k]) for _, k in _RELATION_COLUMNS)]
+                for relation, t in data["relations"].items()]
+        out += ["", f"{split} split, per relation:", "",
+                *render(["relation", *(name for name, _ in _RELATION_COLUMNS)], rows)]
+    speed = figures["episodes_per_second"]
+    out += ["", f"extraction: {figures['episodes']} episodes in {figures['extract_seconds']:.3f} s"
+                f" = {_cell(speed)} episodes/s; extractors: "
+                + ", ".join(f"{k} ×{v}" for k, v in sorted(figures["extractors"].items()))]
+    return out
+
+
+def write_outputs(directory: Path, figures: dict[str, Any], meta: dict[str, Any]) -> tuple[
+        Path, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    json_path = directory / "bench-extraction.json"
+    json_path.write_text(json.dumps({"meta": meta, **figures}, indent=2, default=str))
+    md_path = directory / "bench-extraction.md"
+    lines = [f"`{meta['command']}` — {meta['date']}, {meta['machine']}",
+             *report_tables(figures, markdown=True)]
+    md_path.write_text("\n".join(lines) + "\n")
+    return json_path, md_path

@@ -1,0 +1,59 @@
+"""``manage.py bench_extraction``: the product's extraction scored against the labelled corpus of
+real public text (``tests/corpus``): precision and recall per genre and per relation on each
+split, how many episodes yield a fact, and the extraction speed. See
+``memory.bench.extraction_bench`` and ``tests/corpus/GUIDE.md``."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from memory.bench.extraction_bench import (
+    GENRES,
+    SPLITS,
+    load_corpus,
+    report_tables,
+    run_extraction_bench,
+    write_outputs,
+)
+from memory.management.commands.bench import machine
+
+DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
+
+
+class Command(BaseCommand):
+    help = "Score the extraction against the labelled corpus of real text (tests/corpus)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--split", choices=[*SPLITS, "both"], default="both")
+        parser.add_argument("--genre", action="append", choices=GENRES,
+                            help="only this genre (repeatable); all by default")
+        parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                            help="directory of labelled .jsonl files")
+        parser.add_argument("--out", default="var/bench-extraction",
+                            help="directory for JSON and Markdown")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        corpus = Path(options["corpus"])
+        if not corpus.is_dir():
+            raise CommandError(f"no corpus directory {corpus}")
+        splits = SPLITS if options["split"] == "both" else (options["split"],)
+        episodes = load_corpus(corpus, splits=splits, genres=options["genre"])
+        if not episodes:
+            raise CommandError(f"no labelled episodes in {corpus} for {', '.join(splits)}")
+        result = run_extraction_bench(episodes)
+        figures = result.figures()
+        meta = {
+            "command": "python manage.py bench_extraction " + " ".join(sys.argv[2:]),
+            "machine": machine(),
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "llm_extraction": bool(settings.LLM_EXTRACTION),
+        }
+        self.stdout.write("\n".join(report_tables(figures)).lstrip("\n"))
+        json_path, md_path = write_outputs(Path(options["out"]), figures, meta)
+        self.stdout.write(f"\nwrote {json_path} and {md_path}")

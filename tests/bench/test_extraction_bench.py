@@ -1,0 +1,286 @@
+"""The extraction bench (``manage.py bench_extraction``): how predicted facts are matched to the
+labels, the figures it prints on a tiny corpus, and the labelled corpus itself (its frozen split,
+its exact sentences, that ``ingest`` takes it)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memory.bench.extraction_bench import (
+    Fact,
+    facts_match,
+    load_corpus,
+    matched_pairs,
+    names_match,
+    normalized_fact,
+    run_extraction_bench,
+)
+from memory.models import Episode
+from memory.ontology import default_ontology
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+sys.path.insert(0, str(CORPUS / "tools"))
+
+from split import split_of  # noqa: E402
+
+# --- Matching names ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("gold", "predicted"), [
+    ("auth service refactor", "Auth Service Refactor"),
+    ("The API migrations", "api migration"),
+    ("payments integration", "the Payments-Integration."),
+    ("stuck on starting", "Docker Desktop Stuck on Starting"),  # content words contain the gold's
+    ("Docker Desktop stuck in starting state", "stuck starting"),  # ... or the gold's contain them
+    ("#14039", "Document Execs assertions #14039"),
+    ("#8331", "https://github.com/rust-analyzer/rust-analyzer/issues/8331"),
+    ("kubernetes/contrib#2389", "#2389"),
+    ("rust#80988", "https://github.com/rust-lang/rust/issues/80988"),
+    ("bug 1234567", "Bug 1234567 – crash on start"),
+    ("PROJ-123", "proj-123 login page"),
+    ("RFC 2316", "rfc-2316"),
+])
+def test_names_that_name_the_same_thing_match(gold: str, predicted: str) -> None:
+    assert names_match(gold, predicted)
+
+
+@pytest.mark.parametrize(("gold", "predicted"), [
+    ("#123", "#1234"),
+    ("rust-lang/rust#5", "rust-lang/cargo#5"),
+    ("rust#5", "cargo#5"),
+    ("login failure", "logout failure"),
+    ("Docker Desktop", "Docker Hub"),
+    ("auth service", "the"),
+    ("PROJ-123", "PROJ-124"),
+    ("RFC 2316", "PEP 2316"),
+    ("high CPU usage", "high memory usage"),
+])
+def test_near_misses_do_not_match(gold: str, predicted: str) -> None:
+    assert not names_match(gold, predicted)
+
+
+def test_strict_matching_needs_equal_normalised_names() -> None:
+    assert names_match("The Auth-Service refactor.", "auth service refactor", strict=True)
+    assert not names_match("stuck on starting", "Docker Desktop Stuck on Starting", strict=True)
+    assert not names_match("#8331", "https://github.com/o/r/issues/8331", strict=True)
+
+
+# --- Matching facts -------------------------------------------------------------------------------
+
+
+def test_a_blocks_fact_is_read_as_the_reversed_dependency() -> None:
+    ontology = default_ontology()
+    gold = normalized_fact("checkout flow", "DEPENDS_ON", "payments integration", ontology)
+    predicted = normalized_fact("Payments Integration", "BLOCKS", "Checkout Flow", ontology)
+    assert gold is not None and predicted is not None
+    assert facts_match(gold, predicted)
+
+
+def test_the_proposed_relations_are_kept_by_name_and_unknown_ones_dropped() -> None:
+    ontology = default_ontology()
+    assert normalized_fact("#1", "duplicate of", "#2", ontology) == Fact("#1", "DUPLICATE_OF", "#2")
+    assert normalized_fact("#1", "TRACKS", "#2", ontology) == Fact("#1", "TRACKS", "#2")
+    assert normalized_fact("a", "LIKES", "b", ontology) is None
+
+
+def test_a_fact_in_the_other_direction_or_with_another_relation_does_not_match() -> None:
+    gold = Fact("checkout flow", "DEPENDS_ON", "payments integration")
+    assert not facts_match(gold, Fact("payments integration", "DEPENDS_ON", "checkout flow"))
+    assert not facts_match(gold, Fact("checkout flow", "RESPONSIBLE_FOR",
+                                      "payments integration"))
+
+
+def test_each_gold_fact_matches_at_most_one_prediction() -> None:
+    gold = [Fact("Bob", "RESPONSIBLE_FOR", "billing service")]
+    predicted = [Fact("Bob", "RESPONSIBLE_FOR", "Billing Service")] * 2
+    assert matched_pairs(gold, predicted) == [(0, 0)]
+
+
+def test_the_matching_is_maximum_not_first_come() -> None:
+    # The first gold fact could take either prediction; taking the first would leave the second
+    # gold fact unmatched.
+    gold = [Fact("auth", "DEPENDS_ON", "#5"), Fact("auth service", "DEPENDS_ON", "#5")]
+    predicted = [Fact("auth service", "DEPENDS_ON", "#5"), Fact("auth", "DEPENDS_ON", "#5")]
+    assert len(matched_pairs(gold, predicted)) == 2
+    assert len(matched_pairs(gold, predicted, strict=True)) == 2
+
+
+# --- The command on a tiny corpus ---------------------------------------------------------------
+
+
+def _record(external_id: str, content: str, genre: str, split: str,
+            gold: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"external_id": external_id, "author": "Alice", "type": "text",
+            "reference_time": "2026-11-23T09:00:00+00:00", "source": "weekly-status",
+            "content": content, "genre": genre, "split": split, "gold_facts": gold, **extra}
+
+
+def _gold(source: str, relation: str, target: str, sentence: str) -> dict[str, Any]:
+    return {"source": source, "source_type": "WorkItem", "relation": relation,
+            "target": target, "target_type": "WorkItem", "sentence": sentence}
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path: Path) -> Path:
+    directory = tmp_path / "episodes"
+    directory.mkdir()
+    depends = "The checkout flow depends on the payments integration."
+    tracker = [
+        _record("t1", depends, "tracker", "dev", [
+            _gold("checkout flow", "DEPENDS_ON", "payments integration", depends),
+            _gold("#7", "TRACKS", "checkout flow", depends),
+        ]),
+        _record("t2", "Bob owns the billing service.", "tracker", "test", [
+            _gold("Bob", "RESPONSIBLE_FOR", "billing service", "Bob owns the billing service."),
+        ]),
+        _record("t3", "Not labelled yet.", "tracker", "dev", []) | {"gold_facts": None},
+    ]
+    tracker[2].pop("gold_facts")
+    waiting = "The search page is waiting on the index rebuild."
+    support = [
+        _record("s1", "Hello, nothing to report today.", "support", "dev", [],
+                brand="Acme", problem=None),
+        _record("s2", waiting, "support", "dev",
+                [_gold("search page", "DEPENDS_ON", "index rebuild work", waiting)],
+                brand="Acme", problem="search/slow"),
+    ]
+    for name, records in (("tracker", tracker), ("support", support)):
+        (directory / f"{name}.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in records))
+    return directory
+
+
+def _run(*args: str) -> str:
+    out = io.StringIO()
+    call_command("bench_extraction", *args, stdout=out)
+    return out.getvalue()
+
+
+def _row(output: str, heading: str, first_cell: str) -> list[str]:
+    section = output.split(heading, 1)[1]
+    for line in section.splitlines():
+        cells = line.split()
+        if cells and cells[0] == first_cell:
+            return cells
+    raise AssertionError(f"no row {first_cell!r} under {heading!r}")
+
+
+def test_the_command_prints_precision_and_recall_per_genre_and_relation(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    output = _run("--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"))
+
+    # episodes, with gold, with facts, gold, predicted, matched, P, R, R explicit, P/R strict
+    assert _row(output, "dev split, per genre", "tracker")[1:] == [
+        "1", "1", "1", "2", "1", "1", "1.000", "0.500", "0.500", "1.000", "0.500"]
+    assert _row(output, "dev split, per genre", "support")[1:] == [
+        "2", "1", "1", "1", "1", "1", "1.000", "1.000", "1.000", "0.000", "0.000"]
+    assert _row(output, "dev split, per genre", "all")[1:] == [
+        "3", "2", "2", "3", "2", "2", "1.000", "0.667", "0.667", "0.500", "0.333"]
+    assert _row(output, "test split, per genre", "all")[1:] == [
+        "1", "1", "1", "1", "1", "1", "1.000", "1.000", "1.000", "1.000", "1.000"]
+    # relation: gold, predicted, matched, P, R, P strict, R strict
+    assert _row(output, "dev split, per relation", "TRACKS")[1:] == [
+        "1", "0", "0", "–", "0.000", "–", "0.000"]
+    assert _row(output, "dev split, per relation", "DEPENDS_ON")[1:] == [
+        "2", "2", "2", "1.000", "1.000", "0.500", "0.500"]
+    assert "extraction: 4 episodes in" in output and "rules@1 ×4" in output
+    written = json.loads((tmp_path / "out" / "bench-extraction.json").read_text())
+    assert written["splits"]["dev"]["overall"]["matched"] == 2
+    assert written["episodes_per_second"] > 0
+
+
+def test_the_command_reads_one_split_and_one_genre_when_asked(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    output = _run("--corpus", str(tiny_corpus), "--split", "dev", "--genre", "support",
+                  "--out", str(tmp_path / "out"))
+    assert "test split" not in output
+    assert "tracker" not in output
+    assert _row(output, "dev split, per genre", "all")[1] == "2"
+
+
+def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
+    (tmp_path / "empty.jsonl").write_text(json.dumps(
+        _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
+        ', "gold_facts": null', "") + "\n")
+    with pytest.raises(CommandError, match="no labelled episodes"):
+        _run("--corpus", str(tmp_path), "--out", str(tmp_path / "out"))
+
+
+def test_each_source_is_read_as_one_graph_that_learns_names_in_time_order(
+        tiny_corpus: Path) -> None:
+    asked: list[dict[str, str]] = []
+
+    def extract(episode: Episode, ontology: Any, known: dict[str, str]) -> Any:
+        from memory.bench.extraction_bench import product_extract
+
+        asked.append(dict(known))
+        return product_extract(episode, ontology, known)
+
+    episodes = load_corpus(tiny_corpus)
+    result = run_extraction_bench(episodes, extract=extract)
+    assert [s.episode.record["external_id"] for s in result.scores] == ["s1", "s2", "t1", "t2"]
+    assert asked[0] == {} and asked[2] == {}  # each source starts as a new graph
+    assert "checkout flow" in asked[3]  # t2 knows what t1 introduced
+
+
+# --- The corpus -----------------------------------------------------------------------------------
+
+EPISODE_FILES = sorted((CORPUS / "episodes").glob("*.jsonl"))
+
+
+def _corpus_records() -> list[tuple[str, dict[str, Any]]]:
+    return [(path.stem, json.loads(line)) for path in EPISODE_FILES
+            for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_the_corpus_has_450_episodes_from_6_sources_in_3_genres() -> None:
+    records = _corpus_records()
+    assert len(records) >= 450
+    assert len({source for source, _ in records}) >= 6
+    assert Counter(r["genre"] for _, r in records).keys() == {"tracker", "meeting", "support"}
+    assert all(r["url"].startswith("https://") and r["licence"] for _, r in records)
+
+
+def test_the_split_is_the_frozen_rule_of_the_ids() -> None:
+    by_source: dict[str, list[dict[str, Any]]] = {}
+    for source, record in _corpus_records():
+        by_source.setdefault(source, []).append(record)
+    frozen = {}
+    for line in (CORPUS / "split.tsv").read_text().splitlines()[1:]:
+        source, external_id, split = line.split("\t")
+        frozen[(source, external_id)] = split
+    for source, records in by_source.items():
+        rule = split_of([r["external_id"] for r in records])
+        for record in records:
+            assert record["split"] == rule[record["external_id"]] == frozen[
+                (source, record["external_id"])]
+
+
+def test_every_gold_sentence_is_text_of_its_episode() -> None:
+    for _, record in _corpus_records():
+        for fact in record.get("gold_facts", []):
+            assert fact["sentence"] and fact["sentence"] in record["content"], record[
+                "external_id"]
+
+
+def test_labelled_support_messages_carry_brand_and_problem() -> None:
+    for _, record in _corpus_records():
+        if record["genre"] == "support" and "gold_facts" in record:
+            assert record["brand"] and "problem" in record
+
+
+@pytest.mark.django_db
+def test_ingest_accepts_a_corpus_file_as_it_is() -> None:
+    path = CORPUS / "episodes" / "tailscale.jsonl"
+    out = io.StringIO()
+    call_command("ingest", str(path), "--graph", "corpus", "--create", "--no-process", stdout=out)
+    count = len(path.read_text().splitlines())
+    assert out.getvalue().strip() == f"stored {count}, duplicates 0, rejected 0"
