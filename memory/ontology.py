@@ -38,7 +38,7 @@ ENTITY_TYPES: tuple[str, ...] = (
 # of them ends the DEPENDS_ON facts that point at it (the resolution rule).
 COMPLETION_STATUSES: frozenset[str] = frozenset(
     {"done", "shipped", "completed", "resolved", "released", "launched", "finished", "merged",
-     "closed", "live", "delivered"}
+     "closed", "live", "delivered", "fixed"}
 )
 
 

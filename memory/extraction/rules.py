@@ -41,8 +41,10 @@ Interpretation rules (judgement calls)
   per item. Later items of a list start with a determiner or are names, so "the search and
   indexing project" stays one name.
 * A status word (blocked, stalled, done...) makes a ``Status`` entity named by its canonical word:
-  Blocked, Stalled, At Risk, On Track, In Progress, On Hold, Delayed, Unblocked, and Done for every
-  completion word (shipped, released, live...). On an ``Issue`` every completion word is Resolved.
+  Blocked, Stalled, At Risk, On Track, In Progress, In Review, Approved, On Hold, Delayed,
+  Slipped, Postponed, Unblocked, Reverted, Waiting; Done for the generic completion words
+  (shipped, finished, live...), while a tracker's own states keep their word (Merged, Closed,
+  Released, Fixed). On an ``Issue`` every completion word is Resolved.
 * Only statements whose grammatical subject is the item carry its status: "X is blocked by Y" and
   "X can't move forward because Y isn't ready" say X is Blocked; "Y blocks X" only says X depends
   on Y. A status said in passing in a reason or relative clause ("…because Y is late", "Y, which
@@ -123,7 +125,7 @@ closure (``*``: any target); ``—`` means nothing is extracted.
 | 49 | completion | The auth service refactor shipped. | Alice RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS Done |
 | 50 | completion | The export feature is done. | Alice RESPONSIBLE_FOR Export Feature; Export Feature HAS_STATUS Done |
 | 51 | completion | We finished the data pipeline rewrite. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite; Data Pipeline Rewrite HAS_STATUS Done |
-| 52 | completion | The mobile release has been released. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS Done |
+| 52 | completion | The mobile release has been released. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS Released |
 | 53 | completion | The onboarding flow is live. | Alice RESPONSIBLE_FOR Onboarding Flow; Onboarding Flow HAS_STATUS Done |
 | 54 | completion | Shipped the billing migration! | Alice RESPONSIBLE_FOR Billing Migration; Billing Migration HAS_STATUS Done |
 | 55 | completion | The release went live on Tuesday and customers are happy. | Alice RESPONSIBLE_FOR Release; Release HAS_STATUS Done |
@@ -302,23 +304,28 @@ _STATUS_WORDS: dict[str, str] = {
     "at risk": "at risk",
     "on track": "on track", "on schedule": "on track",
     "in progress": "in progress", "underway": "in progress", "under way": "in progress",
-    "in flight": "in progress",
+    "in flight": "in progress", "work in progress": "in progress", "wip": "in progress",
     "on hold": "on hold", "paused": "on hold",
-    "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed",
-    "slipping": "delayed", "late": "delayed", "slipped": "delayed",
+    "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed", "late": "delayed",
+    "slipping": "slipped", "slipped": "slipped",
+    "postponed": "postponed", "deferred": "postponed", "pushed back": "postponed",
+    # Completion: the generic words are Done; a tracker's own states keep their word (a PR is
+    # merged, an issue closed, a version released). All of them end what waits on the item.
     "done": "done", "complete": "done", "completed": "done", "finished": "done",
-    "shipped": "done", "released": "done", "launched": "done", "live": "done",
-    "merged": "done", "delivered": "done", "resolved": "done", "closed": "done",
-    "fixed": "done", "wrapped up": "done", "landed": "done", "went live": "done",
+    "shipped": "done", "launched": "done", "live": "done", "delivered": "done",
+    "wrapped up": "done", "went live": "done",
+    "merged": "merged", "landed": "merged",
+    "released": "released", "closed": "closed", "fixed": "fixed", "resolved": "resolved",
     "unblocked": "unblocked",
-    "postponed": "delayed", "pushed back": "delayed", "deferred": "on hold",
     "reverted": "reverted", "backed out": "reverted", "rolled back": "reverted",
     "in review": "in review", "under review": "in review", "needs review": "in review",
     "awaiting review": "in review", "ready for review": "in review",
     "waiting for review": "in review", "waiting on review": "in review",
-    "approved": "approved",
+    "approved": "approved", "accepted": "accepted", "rejected": "rejected",
+    "declined": "rejected", "flaky": "flaky", "flaking": "flaky", "stale": "stale",
 }
 _DONE, _RESOLVED, _BLOCKED = "done", "resolved", "blocked"
+_COMPLETE = frozenset({"done", "merged", "released", "closed", "fixed", "resolved"})
 _MONTHS: dict[str, int] = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
     "oct": 10, "nov": 11, "dec": 12,
@@ -1269,7 +1276,7 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
-        if subject.type == "Issue" and canonical == _DONE:
+        if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
             canonical = _RESOLVED
             if self.resolved_for_author:
                 return  # "resolved for us": the customer's report closes, not the issue
@@ -1839,7 +1846,8 @@ _PATTERNS: _Patterns = (
     _rule(rf"^(?P<o>.+?) {_BE} (?P<st>{_COMPLETION_VERBS}) by (?P<d>.+)$", _on_completed_by, "by"),
     _rule(rf"^(?P<s>.+?) {_BE} (?:back )?(?P<st>{_STATUS_ALT})$", _on_status, _STATUS_GATE),
     _rule(r"^(?P<s>.+?) (?:has |have )?(?P<st>shipped|launched|landed|stalled|slipped|went live"
-          r"|released)$", _on_status, "shipped launched landed stalled slipped live released"),
+          r"|released|merged|reverted)$", _on_status,
+          "shipped launched landed stalled slipped live released merged reverted"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:{_MOVE_ON})$", _on_cannot_move, "cannot not unable"),
     _rule(rf"^(?P<s>.+?) {_BE} (?P<w>[a-z]+)$", _on_custom_completion, _BE_GATE),
     _rule(rf"^(?P<d>.+?) (?:has |have |had )?(?P<st>{_COMPLETION_VERBS}) (?P<o>.+)$",

@@ -10,7 +10,7 @@ sentence. Plain prose is one passage per line, as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MAX_LINES = 4000
 """A document is read up to this many lines (64 KB of text is ~1,500 lines)."""
@@ -92,6 +92,7 @@ def read_document(text: str) -> Document:
         return tuple(headings[level] for level in sorted(headings))
 
     blank_before = False
+    last_line = -2  # the line the last passage ended on
 
     for index, raw in enumerate(lines):
         line = raw[:MAX_LINE_LENGTH]
@@ -106,7 +107,7 @@ def read_document(text: str) -> Document:
             skip("code")
             continue
         if not line.strip():
-            items.clear()
+            # A blank line does not end a list: an indented item after it is still nested.
             blank_before = True
             continue
         after_blank, blank_before = blank_before, False
@@ -165,12 +166,22 @@ def read_document(text: str) -> Document:
             items.append((indent, words))
             if words:
                 passages.append(Passage(words, context(), parents, item=True))
+                last_line = index
             continue
+        if passages and last_line == index - 1 and _continues(passages[-1].text, line):
+            # A line wrapped at 72 columns, or an item's continuation: the same sentence goes on.
+            passages[-1] = replace(passages[-1], text=f"{passages[-1].text} {line.strip()}")
+            if items:
+                items[-1] = (items[-1][0], passages[-1].text)
+            last_line = index
+            continue
+        items.clear()  # prose ends the list it follows
         if after_blank:
             # A paragraph after a blank line leaves the list a label introduced ("Blocked:").
             headings = {k: v for k, v in headings.items() if k < _LABEL_LEVEL}
         under = bool(headings)
         passages.append(Passage(line.strip(), context(), item=under and _is_short(line)))
+        last_line = index
     return Document(passages, skipped, sender, signature)
 
 
@@ -196,6 +207,21 @@ def _heading(line: str, lines: list[str], index: int) -> tuple[int, str] | None:
     if label and index + 1 < len(lines) and _BULLET.match(lines[index + 1]):
         return _LABEL_LEVEL + 1, label["text"].strip()
     return None
+
+
+def _continues(previous: str, line: str) -> bool:
+    """Whether ``line`` goes on with the passage before it: that passage has not ended its
+    sentence, and the line starts in lower case, or is indented under it, or the passage was
+    long enough to have been wrapped."""
+    if previous.rstrip().endswith((".", "!", "?", ":")) or _BULLET.match(line):
+        return False
+    stripped = line.strip()
+    return (stripped[:1].islower() or line.startswith(("  ", "\t"))
+            or len(previous) >= _WRAPPED_LENGTH)
+
+
+_WRAPPED_LENGTH = 60
+"""A line this long that stops without a full stop was probably wrapped."""
 
 
 def _is_short(line: str) -> bool:

@@ -314,11 +314,17 @@ def test_a_completion_word_on_an_issue_means_resolved() -> None:
     assert signatures(extraction) == {("Timeout Errors", "HAS_STATUS", "Resolved")}
 
 
-def test_every_completion_word_on_a_work_item_means_done() -> None:
-    for word in ("completed", "finished", "released", "launched", "merged", "delivered",
-                 "closed", "live"):
+def test_every_generic_completion_word_on_a_work_item_means_done() -> None:
+    for word in ("completed", "finished", "launched", "delivered", "live", "shipped"):
         extraction = extract(f"The export feature is {word}.", author="Acme Corp")
         assert signatures(extraction) == {("Export Feature", "HAS_STATUS", "Done")}, word
+
+
+def test_a_trackers_own_completion_states_keep_their_word() -> None:
+    for word, status in (("merged", "Merged"), ("closed", "Closed"), ("released", "Released"),
+                         ("fixed", "Fixed"), ("landed", "Merged")):
+        extraction = extract(f"The export feature is {word}.", author="Acme Corp")
+        assert signatures(extraction) == {("Export Feature", "HAS_STATUS", status)}, word
 
 
 def test_a_graphs_own_completion_word_means_done() -> None:
