@@ -187,7 +187,7 @@ from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, 
 from memory.extraction.symptoms import find_symptom, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
-from memory.language.references import PLACEHOLDER, mask
+from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.words import language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
@@ -842,6 +842,10 @@ class _Reader:
         self.sentence = _Sentence()
         self.ordinal = 0
         self.masked = mask("")
+        self.own: Reference | None = None
+        """The episode's own item, when its first line is a title with a number."""
+        self.context: ExtractedEntity | None = None
+        """The item the passage being read is about when it names none (see _context_of)."""
         self.speaker: ExtractedEntity | None = None
         """Who said the clause being read, when the author reports someone else's words."""
         self.in_context = False
@@ -856,9 +860,61 @@ class _Reader:
     # ---------------------------------------------------------------------- reading the text
 
     def read(self, document: Document) -> None:
-        for passage in document.passages:
+        self.own = title_line(document.first_line)
+        title = document.first_line.lstrip("# ").strip()
+        for index, passage in enumerate(document.passages):
+            if index == 0 and self.own is not None and passage.text.strip() == title:
+                self._read_title(passage.text)
+                continue  # a title names its item; it is no sentence about it
+            self.context = self._context_of(passage, title)
+            if self.context is not None:
+                self.last_thing = self.context  # "it", "this" under an item mean that item
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
+        first = document.passages[0].text.strip() if document.passages else None
+        if self.own is not None and first != title:
+            self._read_title(title)  # a "# Title #N" heading is the title line too
+
+    def _context_of(self, passage: Passage, title: str) -> ExtractedEntity | None:
+        """The item a passage is about when it names none: the nearest item above it that a
+        reference names (a parent list item, then a heading), else the episode's own item."""
+        for line in (*reversed(passage.parents), *reversed(passage.headings)):
+            if line.strip().lstrip("# ").strip() == title:
+                continue
+            reference = title_line(line) or next(
+                (r for r in mask(line).references.values() if r.type == "WorkItem"), None)
+            if reference is not None:
+                return ExtractedEntity(reference.name, "WorkItem")
+        if self.own is not None:
+            return ExtractedEntity(self.own.name, "WorkItem")
+        return None
+
+    def _read_title(self, title: str) -> None:
+        """An issue's own title line is its author's report when it says what is wrong ("Docker
+        stuck on Starting after latest update #5859"): the author REPORTED the item (as an
+        issue, named by its title and number), with the product it names and the event it
+        follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
+        own = self.own
+        assert own is not None
+        words = _clean(own.title or "")
+        if not words or self.author is None or not _REPORT_TITLE.search(words):
+            return
+        first = words.split(" ", 1)[0]
+        if tag(first) in {"VB", "VBP"} and first.lower() not in _NOT_IMPERATIVE:
+            return  # "Fix …", "Add …", "Use …": a change, not a report
+        issue = ExtractedEntity(own.name, "Issue")
+        self.reference_names.add(own.name)
+        clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
+        self.fact(self.author, REPORTED, issue, clause)
+        where = _TITLE_WHERE.search(words)
+        if where is not None:
+            surface = self.surface(where["np"], clause)
+            if surface is not None and surface.name[:1].isupper():
+                self.fact(issue, AFFECTS, surface, clause)
+        event = _EVENT.search(words)
+        if event is not None and (name := _event_name(event["event"])):
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
 
     def read_sentence(self, sentence: str, passage: Passage) -> None:
         """One sentence as written (what its facts cite), read with its references masked."""
@@ -870,6 +926,10 @@ class _Reader:
             self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
+        if self.own is not None:
+            self._read_closing_keywords(sentence)
+        if self.context is not None and self._read_about_context(text, sentence):
+            return
         speech = _SPEECH.match(text)
         if speech is not None and _has_verb(speech["rest"]):
             # "Farah says (that) the migration slipped": Farah said it; the clause is read.
@@ -881,10 +941,6 @@ class _Reader:
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
             return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
         try:
-            # "- blocked on #124" nested under "- #123 Title": about #123, not the author's item
-            if (passage.item and passage.parents and _SUBJECTLESS_STATUS.match(_clean(text))
-                    and self._read_in_context(text, sentence, passage)):
-                return
             before = len(self.records)
             self._read_text(text, sentence)
             if len(self.records) == before and passage.item and passage.headings:
@@ -911,6 +967,55 @@ class _Reader:
                                     self.ordinal))
         self.resolved_for_author = True
 
+    def _read_closing_keywords(self, sentence: str) -> None:
+        """ "Fixes #123", "Closes org/repo#45, #46" in a pull request: each item waits on the
+        pull request that resolves it (``#123 DEPENDS_ON`` the episode's own item)."""
+        assert self.own is not None
+        own = ExtractedEntity(self.own.name, "WorkItem")
+        for keyword in _CLOSING_KEYWORD.finditer(self.masked.text):
+            for word in PLACEHOLDER_REF.findall(keyword["refs"]):
+                reference = self.masked.references.get(word)
+                if reference is None or reference.type != "WorkItem" or (
+                        reference.key == self.own.key):
+                    continue
+                clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
+                self.reference_names.add(reference.name)
+                self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
+
+    def _read_about_context(self, text: str, sentence: str) -> bool:
+        """Lines about the item above them, which they do not name: action items ("ACTION:
+        Michael to comment and then close", "Brian will start the application") make their
+        people responsible for it; a status said alone ("Needs more reviews", "can land",
+        "Joe landed", "This can be closed") is its status; a subjectless dependency ("Blocked
+        on #432") is its dependency."""
+        assert self.context is not None
+        words = _ACTION_PREFIX.sub("", _clean(text))
+        if not words:
+            return False
+        clause = _Clause(text=words, kind="main", sentence=sentence, ordinal=self.ordinal)
+        before = len(self.records)
+        self.in_context = True
+        try:
+            action = _ACTION_ITEM.match(words)
+            if action is not None and not _NOT_AGENTS.match(action["who"]):
+                people = self.agents(action["who"].replace(" + ", " and ").replace(" & ", " and "),
+                                     clause)
+                for person in people:
+                    if person is not self.author or action["who"].lower() not in {"i", "we"}:
+                        self.fact(person, RESPONSIBLE_FOR, self.context, clause)
+                return len(self.records) > before
+            for pattern, word in _CONTEXT_STATUSES:
+                if pattern.match(words):
+                    self.status(self.context, word, clause, reported=False)
+                    return True
+            if _SUBJECTLESS_STATUS.match(words):
+                self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
+                self._read_text(f"{_CONTEXT_WORD} {_with_verb(words)}", sentence)
+                return len(self.records) > before
+        finally:
+            self.in_context = False
+        return False
+
     def _read_text(self, text: str, sentence: str) -> None:
         self.sentence = _Sentence()
         previous: _Clause | None = None
@@ -931,13 +1036,6 @@ class _Reader:
             return False
         before = len(self.records)
         self.in_context = True
-        if _SUBJECTLESS_STATUS.match(words) and passage.parents:
-            parent = mask(passage.parents[-1], first=len(self.masked.references))
-            self.masked.references.update(parent.references)
-            subject = self._context_subject(_normalize(parent.text))
-            if subject is not None:
-                self._read_text(f"{subject} {_with_verb(words)}", sentence)
-            return len(self.records) > before
         subject = self._context_subject(words)
         if subject is None:
             return False
@@ -1935,6 +2033,66 @@ _BETTER_AGAIN = re.compile(
 _NEGATED_BEFORE = re.compile(r"\b(?:not|n't|no|never|still|isn't|aren't)\s+(?:\w+\s+)?$", _I)
 _ISSUE_IN = re.compile(rf"^(?:the |our |these |those )?(?P<i>.+?) (?:{_BE}|have|has) ", _I)
 
+_CONTEXT_WORD = "zzref9999zz"
+"""The placeholder that stands for the context item in a sentence read about it."""
+PLACEHOLDER_REF = re.compile(r"zzref\d+zz")
+# "Fixes #1", "closes: org/repo#2, #3", "Resolves https://…/issues/4" (GitHub's keywords).
+_CLOSING_KEYWORD = re.compile(
+    r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|this (?:pr |change )?(?:fixes|closes|resolves))"
+    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&)?\s*(?:(?:fix(?:es)?"
+    r"|close[sd]?|resolve[sd]?)\s+)?zzref\d+zz)*)",
+    _I,
+)
+_ACTION_PREFIX = re.compile(
+    r"^(?:(?:action items?|actions?|ai|todo|to do|next steps?|owner)\s*[:\-–]\s*)+", _I)
+_NAME = r"(?:zzref\d+zz|[A-Z][\w'.-]*)"
+_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*:?\s+(?:to|will|is going to"
+    r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
+    r"|have (?:an |the )?action items?|is working on (?:it|this)|are working on (?:it|this)"
+    r"|is looking into (?:it|this)|are looking into (?:it|this)|doing it|owns (?:it|this))\b"
+)
+_NOT_AGENTS = re.compile(
+    r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
+    r"|Somebody|Everybody|People|Folks|All|Each|Both|Who|What|Which|How|Why|When|Where|The"
+    r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
+    r"|Team)\b"
+)
+_CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, _I), word) for pattern, word in (
+        (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"
+         r"|^(?:(?:this|it) is )?(?:good|ready|ok|okay|fine) to (?:land|merge)\b"
+         r"|^we can (?:land|merge) (?:this|it)\b|^lgtm\b|^approved\b", "approved"),
+        (r"^(?:(?:this|it) )?(?:needs|need) (?:more |another |a |some )?(?:code )?reviews?\b"
+         r"|^requests? for (?:more )?reviews?\b|^please review\b"
+         r"|^(?:(?:this|it) is )?ready for (?:official |final |a )?review\b"
+         r"|^(?:awaiting|waiting (?:on|for)) (?:a |more )?reviews?\b", "in review"),
+        (r"^(?:agreed|consensus|decided|decision) to (?:move forward|proceed|accept|adopt)\b"
+         r"|^accepted\b", "accepted"),
+        (r"^(?:(?:this|it) )?(?:can|could|should|will) be closed\b|^(?:closing|closed)\b"
+         r"|^close (?:it|this)\b", "closed"),
+        (r"^(?:[A-Z][\w'-]* )?(?:landed|merged)(?: (?:it|this))?$"
+         r"|^(?:this|it) (?:has been|was|got) (?:landed|merged)\b", "merged"),
+        (r"^keep(?:ing)? (?:it |this )?open\b|^open until\b|^(?:remains |stays )?open$",
+         "open"),
+        (r"^(?:postponed|deferred|punted)\b", "postponed"),
+    )
+)
+# An issue title that says what is wrong (the words a customer's report title uses).
+_REPORT_TITLE = re.compile(
+    r"\b(?:not|no longer|never|cannot|can't|cant|can not|unable|won't|wont|doesn't|doesnt"
+    r"|does not|don't|didn't|fails?|failing|failed|failure|broken|broke|breaks|stuck|stucked"
+    r"|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?|errors?|slow|slowness|lag(?:gy)?"
+    r"|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage|consumption)|leak|loop|flak(?:e|y"
+    r"|es|ing)|stopped|stops|missing|problem|issue|bug|regression|forever|timeout|timed out"
+    r"|times out|unusable|unresponsive|incorrect|wrong|disappear(?:s|ed)?)\b",
+    _I,
+)
+_NOT_IMPERATIVE = frozenset({"docker", "autofill", "login", "sign", "crash", "stuck", "high",
+                             "memory", "cpu", "warp", "endless", "app", "build", "test"})
+_TITLE_WHERE = re.compile(
+    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
+
 MAX_SENTENCE_LENGTH = 600
 """A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status
 statement is that long, and reading it could only guess."""
@@ -1994,6 +2152,18 @@ _HEADING_SUBJECT = re.compile(
     r"|stories|epics|nominations|proposals|changes|features|projects|work items) )?",
     _I,
 )
+
+
+def _as_reference(entity: ExtractedEntity) -> Reference:
+    """A reference standing for an entity already named (its name as given)."""
+    return _NamedReference(entity.name, entity.type)
+
+
+@dataclass(frozen=True)
+class _NamedReference(Reference):
+    @property
+    def name(self) -> str:
+        return self.key
 
 
 def _has_verb(text: str) -> bool:

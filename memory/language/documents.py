@@ -41,6 +41,8 @@ class Document:
     """Who wrote it, when the text says so in a header ("Ticket from X:", "From: X")."""
     signature: str | None = None
     """The name a sign-off gives ("Thanks, Jane")."""
+    first_line: str = ""
+    """The text's first non-blank line as written (an issue's or PR's title line)."""
 
 
 _FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")
@@ -182,7 +184,8 @@ def read_document(text: str) -> Document:
         under = bool(headings)
         passages.append(Passage(line.strip(), context(), item=under and _is_short(line)))
         last_line = index
-    return Document(passages, skipped, sender, signature)
+    first_line = next((line.strip() for line in lines if line.strip()), "")
+    return Document(passages, skipped, sender, signature, first_line[:MAX_LINE_LENGTH])
 
 
 def _SETEXT_ABOVE(lines: list[str], index: int) -> bool:

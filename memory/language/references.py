@@ -270,6 +270,33 @@ _SENTENCE_WORDS = frozenset(
 )
 
 
+_TITLE_LINE = re.compile(
+    r"^\s*#*\s*(?P<title>\S.*?)\s+(?P<ref>(?:[\w.-]+/[\w.-]+)?#\d+)\s*$"
+)
+_NOT_A_TITLE = re.compile(
+    r"^(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|ref(?:s|erences?)?|part of|related(?: to)?"
+    r"|duplicate of|dup(?:licate)?|cc|re|follow[- ]?up(?: to| of)?|blocked (?:by|on)"
+    r"|depends on|needs|tracking)\b",
+    re.I,
+)
+
+
+def title_line(line: str) -> Reference | None:
+    """The item a title line names, as trackers show it: ``Title #123`` (a Markdown heading's
+    marks aside) → ``Reference("#123", "WorkItem", "Title")``."""
+    match = _TITLE_LINE.match(line)
+    if match is None:
+        return None
+    title = _title(match["title"])
+    if len(title.split()) < 2 or _NOT_A_TITLE.match(title) or "#" in title:
+        return None
+    references = mask(match["ref"]).references
+    reference = next(iter(references.values()), None)
+    if reference is None:
+        return None
+    return Reference(reference.key, "WorkItem", title)
+
+
 def find_references(text: str) -> list[Reference]:
     """Every tracker reference in a text, in order (titles not looked for)."""
     return list(mask(text).references.values())
