@@ -581,8 +581,10 @@ _PARTICLES = frozenset({"up", "out", "down", "back", "off", "in", "over", "on", 
                         "early", "ahead", "away", "home", "live", "upstream", "downstream"})
 # Closed-class words allowed inside a name ("Head of Sales", "Search and Indexing Project").
 _INNER_WORDS = frozenset({"of", "and", "for", "on", "in", "to", "with", "&", "at", "by"})
-_HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "CD", "VBG", "VB", "VBP", "VBN", "FW",
-                        "SYM"})
+_HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "CD", "VBG", "VB", "VBP", "FW", "SYM"})
+_QUANTIFIERS = frozenset({"both", "all", "each", "every", "some", "any", "many", "several",
+                          "few", "no", "most", "other", "another", "such", "certain"})
+_NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 
 
 @lru_cache(maxsize=16384)
@@ -591,11 +593,19 @@ def _grammatical(words: tuple[str, ...]) -> bool:
     modal, adverb or finite verb by the tagger, and the last word can head a noun phrase (a
     noun, a number, a gerund, or a verb's base form, which is so often also a noun:
     "update", "build", "fix")."""
+    if words[0].lower() in _QUANTIFIERS and len(words) > 1:
+        return False  # "both Windows and macOS machines": a quantity of things, not one
+    previous_tag = ""
     for index, word in enumerate(words):
         lowered = word.lower()
         if lowered in _INNER_WORDS and 0 < index < len(words) - 1:
+            previous_tag = ""
             continue
         word_tag = _tag_of(word)
+        if word_tag in {"VBD", "VBN"} and len(words) > 1 and (
+                index == 0 or previous_tag in _NOUN_TAGS):
+            return False  # "Fixed bug in …", "mismatch caused failures": a clause
+        previous_tag = word_tag
         if word_tag in _VETO_TAGS and lowered not in _PARTICLES:
             return False
         if word_tag == "PRP$" and index > 0:
@@ -844,6 +854,8 @@ class _Reader:
         self.masked = mask("")
         self.own: Reference | None = None
         """The episode's own item, when its first line is a title with a number."""
+        self.title_reported = False
+        """The title already reports the problem: the body's symptoms restate it."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
         self.speaker: ExtractedEntity | None = None
@@ -899,18 +911,19 @@ class _Reader:
         words = _clean(own.title or "")
         if not words or self.author is None or not _REPORT_TITLE.search(words):
             return
-        first = words.split(" ", 1)[0]
-        if tag(first) in {"VB", "VBP"} and first.lower() not in _NOT_IMPERATIVE:
-            return  # "Fix …", "Add …", "Use …": a change, not a report
+        if _COMMIT_PREFIX.match(words) or _imperative(words):
+            return  # "Fix …", "feat: …", "Rework …": a change, not a report
         issue = ExtractedEntity(own.name, "Issue")
         self.reference_names.add(own.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
-        if where is not None:
+        if where is not None and where["np"].split(" ")[-1].lower() not in _PLATFORMS and (
+                where["np"].split(" ")[0].lower() not in _PLATFORMS):
             surface = self.surface(where["np"], clause)
             if surface is not None and surface.name[:1].isupper():
                 self.fact(issue, AFFECTS, surface, clause)
+        self.title_reported = True
         event = _EVENT.search(words)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
@@ -997,7 +1010,9 @@ class _Reader:
         self.in_context = True
         try:
             action = _ACTION_ITEM.match(words)
-            if action is not None and not _NOT_AGENTS.match(action["who"]):
+            if action is not None and not _NOT_AGENTS.match(action["who"]) and all(
+                    PLACEHOLDER_REF.fullmatch(name) or tag(name) in {"NNP", "NNPS"}
+                    for name in _NAMES_SPLIT.split(action["who"]) if name):
                 people = self.agents(action["who"].replace(" + ", " and ").replace(" & ", " and "),
                                      clause)
                 for person in people:
@@ -1049,12 +1064,10 @@ class _Reader:
         return False
 
     def _context_subject(self, text: str) -> str | None:
-        """The words of an item that names one thing and says nothing about it."""
+        """The words of an item that is nothing but a tracker reference (and its title): a
+        heading's status is about such items, not about every short line under it."""
         text = _clean(text)
         if self.masked.reference(text) is not None:
-            return text
-        if _noun_phrase(text) is not None and len(text.split()) <= 6 and not _HAS_VERB.search(
-                text):
             return text
         return None
 
@@ -1374,6 +1387,8 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
+        if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
+            return  # "Docker Desktop is stuck": a symptom of a product, not a work status
         if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
             canonical = _RESOLVED
             if self.resolved_for_author:
@@ -1402,9 +1417,12 @@ class _Reader:
     def reports(self, reporter: ExtractedEntity | None, issue: ExtractedEntity,
                 surface: ExtractedEntity | None, clause: _Clause) -> bool:
         """``reporter REPORTED issue`` and ``issue AFFECTS surface``. Without a named reporter, an
-        issue in a customer's own episode is theirs."""
+        issue in a customer's own episode is theirs. Once the episode's title reported the
+        problem, its author's sentences describe that report: no second one."""
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
+        if self.title_reported and (reporter is None or reporter == self.author):
+            return True
         if reporter is not None:
             self.fact(reporter, REPORTED, issue, clause)
         if surface is not None:
@@ -1615,6 +1633,8 @@ def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "The timeouts (on the export) started (after the nightly backfill)", or a ticket title
     that is only an issue: "502 errors on the checkout page"."""
     issue_raw, where = m["i"], m["p"]
+    if _imperative(_clean(issue_raw)):
+        return False  # "Fix test failure in …", "Add more information on … failures"
     inner = _ISSUE_WHERE.match(_clean(issue_raw))
     if inner is not None and where is None:
         issue_raw, where = inner["issue"], inner["where"]
@@ -1637,7 +1657,8 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         return False
     name, start, end = found
     before = _symptom_tokens(text)[:start]
-    first_person = any(w in _FIRST_PERSON_WORDS for w in before)
+    # "I can't log in" is a report; "we crash when…" is a team describing its own code.
+    first_person = any(w in _FIRST_PERSON_SINGULAR for w in before)
     customer = r.author is not None and r.author.type == "Customer"
     if not (customer or first_person) or r.speaker is not None:
         return False
@@ -1658,6 +1679,7 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 _FIRST_PERSON_WORDS = frozenset({"i", "we", "me", "us", "my", "our"})
+_FIRST_PERSON_SINGULAR = frozenset({"i", "me", "my"})
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?P<np>(?:the |this |that |your )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3}?)"
     r"(?: (?:is|are|was|were|has been|have been|keeps|keep|kept|seems|seem|gets|get|got"
@@ -2052,6 +2074,7 @@ _ACTION_ITEM = re.compile(
     r"|have (?:an |the )?action items?|is working on (?:it|this)|are working on (?:it|this)"
     r"|is looking into (?:it|this)|are looking into (?:it|this)|doing it|owns (?:it|this))\b"
 )
+_NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
 _NOT_AGENTS = re.compile(
     r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
     r"|Somebody|Everybody|People|Folks|All|Each|Both|Who|What|Which|How|Why|When|Where|The"
@@ -2078,18 +2101,46 @@ _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:postponed|deferred|punted)\b", "postponed"),
     )
 )
-# An issue title that says what is wrong (the words a customer's report title uses).
+# An issue title that says what is wrong: a failing predicate, not only a word like "error"
+# (a pull request's title talks about errors too).
 _REPORT_TITLE = re.compile(
-    r"\b(?:not|no longer|never|cannot|can't|cant|can not|unable|won't|wont|doesn't|doesnt"
-    r"|does not|don't|didn't|fails?|failing|failed|failure|broken|broke|breaks|stuck|stucked"
-    r"|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?|errors?|slow|slowness|lag(?:gy)?"
-    r"|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage|consumption)|leak|loop|flak(?:e|y"
-    r"|es|ing)|stopped|stops|missing|problem|issue|bug|regression|forever|timeout|timed out"
-    r"|times out|unusable|unresponsive|incorrect|wrong|disappear(?:s|ed)?)\b",
+    r"\b(?:not (?:working|work|showing|loading|starting|running|receiving|able)|no longer"
+    r"|never (?:starts?|loads?|works?|finish(?:es)?)|cannot|can't|cant|can not|unable|won't"
+    r"|wont|doesn't|doesnt|does not|don't work|didn't|fails?(?: to)?|failing|failed|broken"
+    r"|broke|breaks|stuck|stucked|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?"
+    r"|slow|sluggish|laggy|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage"
+    r"|consumption|consuption)|leaks?|(?:login|sign[- ]in|captcha) loop|endless loop"
+    r"|flak(?:e|y|es|ing)|stopped|stops|missing|forever|timeout|timed out|times out|unusable"
+    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with)\b",
     _I,
 )
-_NOT_IMPERATIVE = frozenset({"docker", "autofill", "login", "sign", "crash", "stuck", "high",
-                             "memory", "cpu", "warp", "endless", "app", "build", "test"})
+_COMMIT_PREFIX = re.compile(r"^[a-z][\w-]*(?:\([^)]*\))?!?:\s")
+# First words of a change's title: what a pull request does, not what is wrong.
+_IMPERATIVES = frozenset(
+    {"fix", "add", "remove", "use", "make", "improve", "update", "support", "allow", "implement",
+     "refactor", "rework", "bump", "move", "rename", "handle", "avoid", "prevent", "ensure",
+     "show", "don't", "do", "stop", "start", "switch", "change", "replace", "introduce", "drop",
+     "enable", "disable", "deprecate", "document", "clean", "cleanup", "simplify", "extract",
+     "teach", "let", "honor", "respect", "skip", "warn", "emit", "report", "pass", "set",
+     "unify", "split", "merge", "revert", "reland", "more", "less", "better", "properly",
+     "correctly", "always", "never", "only", "create", "expose", "preserve", "try", "keep",
+     "mark", "treat", "check", "test", "tests", "feat", "chore", "docs", "doc", "ci", "perf",
+     "internal", "minor", "cargo", "rustdoc", "print", "provide", "specify", "commit",
+     "upgrade", "migrate", "added", "fixed", "fixes", "improved", "removed", "adds",
+     "removes", "improves", "makes", "uses", "updates", "reworks", "implements", "supports"}
+)
+# Operating systems: where a problem happens, not the product it is in.
+_PLATFORMS = frozenset(
+    {"ubuntu", "windows", "macos", "mac", "linux", "android", "ios", "debian", "fedora", "wsl",
+     "wsl2", "catalina", "mojave", "monterey", "ventura", "sonoma", "sequoia", "osx", "arch",
+     "centos", "rhel", "10", "11", "win10", "win11", "m1", "m2", "intel"}
+)
+
+
+def _imperative(text: str) -> bool:
+    """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
+    first = text.split(" ", 1)[0].lower().strip("`'\"[(")
+    return first in _IMPERATIVES
 _TITLE_WHERE = re.compile(
     r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
 
