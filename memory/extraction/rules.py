@@ -188,7 +188,7 @@ from memory.extraction.symptoms import find_symptom, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
-from memory.language.words import language_of, tag
+from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
@@ -1011,7 +1011,7 @@ class _Reader:
         try:
             action = _ACTION_ITEM.match(words)
             if action is not None and not _NOT_AGENTS.match(action["who"]) and all(
-                    PLACEHOLDER_REF.fullmatch(name) or tag(name) in {"NNP", "NNPS"}
+                    _names_a_person(name, bare=action["verb"] == "to")
                     for name in _NAMES_SPLIT.split(action["who"]) if name):
                 people = self.agents(action["who"].replace(" + ", " and ").replace(" & ", " and "),
                                      clause)
@@ -2069,11 +2069,25 @@ _ACTION_PREFIX = re.compile(
     r"^(?:(?:action items?|actions?|ai|todo|to do|next steps?|owner)\s*[:\-–]\s*)+", _I)
 _NAME = r"(?:zzref\d+zz|[A-Z][\w'.-]*)"
 _ACTION_ITEM = re.compile(
-    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*:?\s+(?:to|will|is going to"
+    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+(?P<verb>to|will|is going to"
     r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
-    r"|have (?:an |the )?action items?|is working on (?:it|this)|are working on (?:it|this)"
-    r"|is looking into (?:it|this)|are looking into (?:it|this)|doing it|owns (?:it|this))\b"
+    r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
+    r"|(?:is|are) looking into (?:it|this)|doing it|owns (?:it|this)|receiving|doing"
+    r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
 )
+
+
+def _names_a_person(word: str, *, bare: bool) -> bool:
+    """Whether a word of an action item is someone's name: a handle, a capitalised proper noun
+    that is no common English word, or (not before a bare "to", where "Hope to …" and "Move
+    to …" are sentences) a proper noun the lexicon also knows as a word ("Robin will …")."""
+    if PLACEHOLDER_REF.fullmatch(word):
+        return True
+    if word[:1].islower():
+        return not is_common_word(word) and word.isascii() and len(word) > 2
+    if bare:
+        return not is_common_word(word)
+    return tag(word) in {"NNP", "NNPS"}
 _NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
 _NOT_AGENTS = re.compile(
     r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
@@ -2093,7 +2107,7 @@ _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:agreed|consensus|decided|decision) to (?:move forward|proceed|accept|adopt)\b"
          r"|^accepted\b", "accepted"),
         (r"^(?:(?:this|it) )?(?:can|could|should|will) be closed\b|^(?:closing|closed)\b"
-         r"|^close (?:it|this)\b", "closed"),
+         r"|^close (?:it|this)\b|^[A-Z][\w'-]* closed(?: (?:it|this))?(?: as\b|$)", "closed"),
         (r"^(?:[A-Z][\w'-]* )?(?:landed|merged)(?: (?:it|this))?$"
          r"|^(?:this|it) (?:has been|was|got) (?:landed|merged)\b", "merged"),
         (r"^keep(?:ing)? (?:it |this )?open\b|^open until\b|^(?:remains |stays )?open$",

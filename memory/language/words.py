@@ -40,6 +40,16 @@ def tag(word: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """Whether the word, in lower case, is in the tagger's English lexicon as something other
+    than a proper noun ("hope", "move", "go" are; "brian", "scottmcm" are not)."""
+    from textblob.en import lexicon
+
+    found = lexicon.get(word.lower())
+    return found is not None and found not in {"NNP", "NNPS"}
+
+
+@lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
     """The dictionary form of a word, lower case (``"crashed"`` → ``"crash"``)."""
     lowered = word.lower()
