@@ -858,6 +858,8 @@ class _Reader:
         """The title already reports the problem: the body's symptoms restate it."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
+        self.context_is_own = False
+        """That item is the episode's own (a thread's), not one an agenda lists above."""
         self.speaker: ExtractedEntity | None = None
         """Who said the clause being read, when the author reports someone else's words."""
         self.in_context = False
@@ -874,22 +876,22 @@ class _Reader:
     def read(self, document: Document) -> None:
         self.own = title_line(document.first_line)
         title = document.first_line.lstrip("# ").strip()
+        first = document.passages[0].text.strip() if document.passages else None
+        if self.own is not None:
+            self._read_title(title)
         for index, passage in enumerate(document.passages):
-            if index == 0 and self.own is not None and passage.text.strip() == title:
-                self._read_title(passage.text)
+            if index == 0 and self.own is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
             self.context = self._context_of(passage, title)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
-        first = document.passages[0].text.strip() if document.passages else None
-        if self.own is not None and first != title:
-            self._read_title(title)  # a "# Title #N" heading is the title line too
 
     def _context_of(self, passage: Passage, title: str) -> ExtractedEntity | None:
         """The item a passage is about when it names none: the nearest item above it that a
         reference names (a parent list item, then a heading), else the episode's own item."""
+        self.context_is_own = False
         for line in (*reversed(passage.parents), *reversed(passage.headings)):
             if line.strip().lstrip("# ").strip() == title:
                 continue
@@ -898,6 +900,7 @@ class _Reader:
             if reference is not None:
                 return ExtractedEntity(reference.name, "WorkItem")
         if self.own is not None:
+            self.context_is_own = True
             return ExtractedEntity(self.own.name, "WorkItem")
         return None
 
@@ -908,13 +911,13 @@ class _Reader:
         follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
         own = self.own
         assert own is not None
-        words = _clean(own.title or "")
+        words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None or not _REPORT_TITLE.search(words):
             return
         if _COMMIT_PREFIX.match(words) or _imperative(words):
             return  # "Fix …", "feat: …", "Rework …": a change, not a report
-        issue = ExtractedEntity(own.name, "Issue")
-        self.reference_names.add(own.name)
+        issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
+        self.reference_names.add(issue.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
@@ -1010,6 +1013,8 @@ class _Reader:
         self.in_context = True
         try:
             action = _ACTION_ITEM.match(words)
+            if action is not None and action["verb"] == "to" and self.context_is_own:
+                action = None  # "Docker to start": an agenda's action item needs an agenda
             if action is not None and not _NOT_AGENTS.match(action["who"]) and all(
                     _names_a_person(name, bare=action["verb"] == "to")
                     for name in _NAMES_SPLIT.split(action["who"]) if name):
@@ -1629,6 +1634,54 @@ def _on_down(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _surface_has(r, m["s"], kind, c)
 
 
+_PROBLEM_PATTERN = (
+    r"^(?P<s>(?:(?:my|our|the|this|your) )?[\w.+-]+(?: [\w.+-]+){0,4}?)"
+    r" (?:(?:is|are|was|were|has been|have been|seems|seem|keeps|keep|got|gets|is still"
+    r"|was still) )?(?P<p>stuck (?:in|on|at) [^,;]{2,40}"
+    r"|not (?:working|starting|loading|running|opening|responding|resolving|connecting)"
+    r"|(?:stopped|stops) (?:working|responding|resolving|loading)"
+    r"|(?:does|do|did) not (?:work|start|load|open|run|resolve|connect)"
+    r"|no longer (?:works?|starts?|loads?|resolves?)"
+    r"|(?:will not|cannot|can not|could not|fails to|failed to|unable to|never) (?:start|open"
+    r"|load|run|launch|connect|resolve|sync|work|boot|come up)s?"
+    r"|loads? forever|(?:very |really |extremely |so )?(?:unusable|unresponsive))"
+    r"(?P<rest>[ ,.].*)?$"
+)
+
+
+# What "does not work" without being a product: a remedy, a step, a piece of text.
+_NOT_PRODUCTS = frozenset(
+    {"workaround", "solution", "fix", "reset", "restart", "reinstall", "update", "upgrade",
+     "suggestion", "trick", "command", "step", "steps", "method", "approach", "link", "it",
+     "this", "that", "anything", "nothing", "everything", "thing", "one", "above", "same",
+     "button", "option", "setting", "issue", "problem", "error", "bug"}
+)
+
+
+def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Docker Desktop fails to start", "MagicDNS stops working", "Docker is stuck in starting
+    mode": a problem named by the customer's own words (subject and predicate), reported by the
+    author, affecting the product it is about."""
+    if r.speaker is not None or r.in_context:
+        return False
+    subject = _clean(m["s"])
+    if subject.split(" ")[-1].lower() in _NOT_PRODUCTS:
+        return False  # "the workaround does not work": no product of theirs
+    surface = r.surface(subject, c)
+    if surface is None or surface.type not in {"Product", "Service"}:
+        return False
+    predicate = r.masked.unmask(_clean(m["p"])).replace("will not", "won't").replace(
+        "does not", "doesn't")
+    words = " ".join(_words(subject))
+    name = _display(f"{words} {predicate}") if not words.lower().startswith(
+        ("it ", "this ")) else _display(predicate)
+    issue = ExtractedEntity(name, r._known_type(name) or "Issue")
+    r.sentence.issues.append(issue)
+    reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
+        None)
+    return r.reports(reporter, issue, surface, c)
+
+
 def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "The timeouts (on the export) started (after the nightly backfill)", or a ticket title
     that is only an issue: "502 errors on the checkout page"."""
@@ -1938,6 +1991,10 @@ _PATTERNS: _Patterns = (
           "time times timed timing"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
           _on_cannot_log_in, "log login sign"),
+    # a product that will not start, is stuck, stopped working: the customer's own words
+    _rule(_PROBLEM_PATTERN, _on_problem,
+          "stuck not stopped stops does do did longer will cannot can could fails failed unable"
+          " never forever unusable unresponsive"),
     _rule(rf"^(?P<s>.+?) (?:fail|fails|failed|{_BE} failing|keep failing|keeps failing) to"
           r" (?P<v>log in|sign in|[a-z]+)(?: .*)?$", _on_fails_to, "fail fails failed failing"),
     _rule(rf"^(?P<s>.+?) (?:{_BE} |keep |keeps |kept |started |start |have started )?"
@@ -2128,6 +2185,7 @@ _REPORT_TITLE = re.compile(
     r"|unresponsive|disappear(?:s|ed)?|problem|issues? with)\b",
     _I,
 )
+_TITLE_END = re.compile(r"(?<=[a-z0-9)\]\"'])[.:;!]\s+(?=\S)|\s+-\s+|\s*\((?=[a-z])")
 _COMMIT_PREFIX = re.compile(r"^[a-z][\w-]*(?:\([^)]*\))?!?:\s")
 # First words of a change's title: what a pull request does, not what is wrong.
 _IMPERATIVES = frozenset(

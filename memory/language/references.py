@@ -53,6 +53,16 @@ class Masked:
             return self.references.get(words[0])
         return None
 
+    def unmask(self, text: str) -> str:
+        """The text with links, code and quotations written back as they were."""
+        if "zz" not in text:
+            return text
+        return PLACEHOLDER.sub(
+            lambda m: self.spans.get(m.group(0), m.group(0)) if m["kind"] != "ref"
+            else self.references[m.group(0)].key if m.group(0) in self.references else m.group(0),
+            text,
+        )
+
     def has_hidden(self, phrase: str) -> bool:
         """Whether a phrase contains a link, code or quoted text (never an entity name)."""
         return any(m["kind"] != "ref" for m in PLACEHOLDER.finditer(phrase))
