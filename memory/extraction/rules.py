@@ -944,6 +944,8 @@ class _Reader:
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
         if self.own is not None:
             self._read_closing_keywords(sentence)
+        if self._read_tracker_lines(text, sentence):
+            return
         if self.context is not None and self._read_about_context(text, sentence):
             return
         speech = _SPEECH.match(text)
@@ -997,6 +999,64 @@ class _Reader:
                 clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
                 self.reference_names.add(reference.name)
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
+
+    def _read_tracker_lines(self, text: str, sentence: str) -> bool:
+        """A tracker's own ways of saying things: slash commands ("/assign @a @b", "/sig node",
+        "/close", "/lgtm"), "I filed #12", "while investigating #12", "this is prep for #12",
+        "I'll take a look", "worked on this with @bob"."""
+        clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
+        before = len(self.records)
+        context = self.context
+        command = _SLASH_COMMAND.match(text)
+        if command is not None:
+            if context is None:
+                return True  # a command for a thread we cannot see
+            verb, rest = command["verb"].lower(), command["rest"] or ""
+            if verb == "assign":
+                for word in PLACEHOLDER_REF.findall(rest):
+                    reference = self.masked.references.get(word)
+                    if reference is not None and reference.type in {"Person", "Team"}:
+                        self.fact(ExtractedEntity(reference.name, reference.type),
+                                  RESPONSIBLE_FOR, context, clause)
+                if not rest.strip() and self.author is not None:
+                    self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+            elif verb == "sig" and rest.strip():
+                team = ExtractedEntity(f"sig {rest.split()[0]}", "Team")
+                self.fact(team, RESPONSIBLE_FOR, context, clause)
+            elif verb in _COMMAND_STATUSES:
+                self.status(context, _COMMAND_STATUSES[verb], clause, reported=False)
+            return True
+        filed = _FILED.match(text)
+        if filed is not None and self.author is not None:
+            reference = self.masked.references.get(filed["ref"])
+            if reference is not None and reference.type == "WorkItem":
+                issue = ExtractedEntity(reference.name, "Issue")
+                self.reference_names.add(issue.name)
+                self.fact(self.author, REPORTED, issue, clause)
+                return True
+        working = _WORKING_ON_REF.match(text)
+        if working is not None and self.author is not None:
+            reference = self.masked.references.get(working["ref"])
+            if reference is not None and reference.type == "WorkItem":
+                item = ExtractedEntity(reference.name, "WorkItem")
+                self.reference_names.add(item.name)
+                self.fact(self.author, RESPONSIBLE_FOR, item, clause)
+        prep = _PREP_FOR.search(text)
+        if prep is not None and self.own is not None:
+            reference = self.masked.references.get(prep["ref"])
+            if reference is not None and reference.type == "WorkItem" and (
+                    reference.key != self.own.key):
+                self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
+                          ExtractedEntity(self.own.name, "WorkItem"), clause)
+        if context is not None and self.author is not None and _TAKING_IT.match(text):
+            self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+        if context is not None:
+            for word in _WORKED_WITH.findall(text):
+                reference = self.masked.references.get(word)
+                if reference is not None and reference.type == "Person":
+                    self.fact(ExtractedEntity(reference.name, "Person"), RESPONSIBLE_FOR,
+                              context, clause)
+        return len(self.records) > before
 
     def _read_about_context(self, text: str, sentence: str) -> bool:
         """Lines about the item above them, which they do not name: action items ("ACTION:
@@ -2152,6 +2212,23 @@ _NOT_AGENTS = re.compile(
     r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
     r"|Team)\b"
 )
+_SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
+_COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
+                     "approve": "approved", "hold": "on hold"}
+_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
+_WORKING_ON_REF = re.compile(
+    r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
+    r"|into)|implementing|fixing|debugging|reviewing) (?P<ref>zzref\d+zz)", _I)
+_PREP_FOR = re.compile(
+    r"\b(?:prep(?:aration)? for|in preparation for|(?:is )?needed for|required for"
+    r"|prepares? [\w\s-]{0,40}? for) (?:the )?(?:issue |pr )?(?P<ref>zzref\d+zz)", _I)
+_TAKING_IT = re.compile(
+    r"^I (?:will|am going to|am|have been|can)? ?(?:continue (?:this|it|working on (?:this|it))"
+    r"|take (?:a look|this|it|care of (?:this|it))|taking (?:a look|this|it)|look(?:ing)? into"
+    r" (?:this|it)|work(?:ing)? on (?:this|it)|fix(?:ing)? (?:this|it)|investigat(?:e|ing)"
+    r"(?: (?:this|it))?|pick(?:ing)? (?:this|it) up)\b")
+_WORKED_WITH = re.compile(r"\b(?:worked on (?:this|it) with|co-authored with|paired with)"
+                          r" (zzref\d+zz)", _I)
 _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), word) for pattern, word in (
         (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"

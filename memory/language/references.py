@@ -298,8 +298,9 @@ def title_line(line: str) -> Reference | None:
     if match is None:
         return None
     title = _title(match["title"])
-    if len(title.split()) < 2 or _NOT_A_TITLE.match(title) or "#" in title:
-        return None
+    if len(title.split()) < 2 or "#" in title or (
+            len(title.split()) <= 3 and _NOT_A_TITLE.match(title)):
+        return None  # "Fixes #12", "Part of #3": a line about another item
     references = mask(match["ref"]).references
     reference = next(iter(references.values()), None)
     if reference is None:
