@@ -314,7 +314,7 @@ _STATUS_WORDS: dict[str, str] = {
     "done": "done", "complete": "done", "completed": "done", "finished": "done",
     "shipped": "done", "launched": "done", "live": "done", "delivered": "done",
     "wrapped up": "done", "went live": "done",
-    "merged": "merged", "landed": "merged",
+    "merged": "merged", "landed": "merged", "implemented": "done",
     "released": "released", "closed": "closed", "fixed": "fixed", "resolved": "resolved",
     "unblocked": "unblocked",
     "reverted": "reverted", "backed out": "reverted", "rolled back": "reverted",
@@ -485,9 +485,10 @@ _HAS_VERB = re.compile(
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 # Standup style drops the "I": "Waiting on the auth refactor", "Shipped the billing migration!"
 _SUBJECTLESS = re.compile(
-    r"^(?:(?P<ing>waiting|working|leading|seeing|getting|blocked|stuck)"
+    r"^(?:(?P<ing>waiting|working|leading|seeing|getting|blocked|stuck|implementing|improving"
+    r"|building|driving|investigating|looking into|writing|drafting|designing)"
     r"|(?P<past>shipped|finished|completed|released|launched|delivered|merged|joined"
-    r"|took over|picked up))\b",
+    r"|took over|picked up|implemented))\b",
     _I,
 )
 
@@ -860,6 +861,9 @@ class _Reader:
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
         """That item is the episode's own (a thread's), not one an agenda lists above."""
+        self.heading_agent: ExtractedEntity | None = None
+        """A team or person a heading names ("### Lighthouse"): who the first-person and
+        subjectless lines under it speak for."""
         self.speaker: ExtractedEntity | None = None
         """Who said the clause being read, when the author reports someone else's words."""
         self.in_context = False
@@ -883,6 +887,8 @@ class _Reader:
             if index == 0 and self.own is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
             self.context = self._context_of(passage, title)
+            self.heading_agent = _heading_agent(passage.headings,
+                                                title if self.own is not None else None)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
             for sentence in split_sentences(passage.text):
@@ -958,6 +964,9 @@ class _Reader:
             self.speaker = speaker
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
             return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
+        elif self.heading_agent is not None and (
+                _SUBJECTLESS.match(text) or _FIRST_PERSON_START.match(text)):
+            self.speaker = self.heading_agent  # "### Lighthouse" / "- Working on discv5"
         try:
             before = len(self.records)
             self._read_text(text, sentence)
@@ -1907,7 +1916,19 @@ def _on_owned_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 def _on_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     owners = r.agents(m["s"], c)
-    return _owned(r, owners, r.things(m["o"], c) if owners else [], c)
+    if not owners:
+        return False
+    items = r.things(m["o"], c)
+    if not items:
+        # "working on X to make Y", "improving X, and Z": the work is the noun phrase before
+        # the purpose or the next clause
+        head = _OBJECT_END.split(_clean(m["o"]), maxsplit=1)[0]
+        if head != _clean(m["o"]):
+            items = r.things(head, c)
+    return _owned(r, owners, items, c)
+
+
+_OBJECT_END = re.compile(r"\s+(?:to|so|so that|in order to|because|which|that|as)\s+|\s*[,;(]\s*")
 
 
 def _on_works_with(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -2007,7 +2028,7 @@ _BE_GATE = "is are am was were been remains remain seems seem looks look got get
 _OWN_VERBS = (r"owns|own|owned|leads|lead|drives|drive|runs|run|manages|manage|maintains|maintain"
               r"|handles|handle")
 _COMPLETION_VERBS = (r"shipped|finished|completed|released|launched|delivered|merged|closed"
-                     r"|resolved|fixed|wrapped up|landed")
+                     r"|resolved|fixed|wrapped up|landed|implemented")
 _REPORT_VERBS = (r"seeing|getting|hitting|experiencing|encountering|noticing|running into"
                  r"|reporting|ran into|hit|got|saw|see|get|have|has|had|reported|report|reports"
                  r"|noticed|notice|complained about|complain about|complains about")
@@ -2090,7 +2111,7 @@ _PATTERNS: _Patterns = (
     _rule(rf"^(?P<d>.+?) (?:has |have |had )?(?P<st>{_COMPLETION_VERBS}) (?P<o>.+)$",
           _on_completed,
           "shipped finished completed released launched delivered merged closed resolved"
-          " fixed wrapped landed"),
+          " fixed wrapped landed implemented"),
     # dependencies
     _rule(rf"^(?P<s>.+?) (?:{_BE} )?waiting (?:on|for) (?P<o>.+)$", _on_waiting, "waiting"),
     _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:blocked|stuck|held up|gated) (?:on|by|behind) (?P<o>.+)$",
@@ -2115,9 +2136,11 @@ _PATTERNS: _Patterns = (
           _on_works_with, "working"),
     _rule(rf"^(?P<s>.+?) {_BE} (?:working on|leading|driving|handling|running|building"
           r"|implementing|owning|tackling|in charge of|responsible for|on point for"
-          r"|the owner of|owner of|the lead on|accountable for) (?P<o>.+)$", _on_owns,
+          r"|the owner of|owner of|the lead on|accountable for|improving|investigating"
+          r"|looking into|writing|drafting|designing) (?P<o>.+)$", _on_owns,
           "working leading driving handling running building implementing owning tackling"
-          " charge responsible point owner lead accountable"),
+          " charge responsible point owner lead accountable improving investigating looking"
+          " writing drafting designing"),
     _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}) (?P<o>.+)$", _on_owns,
           "owns own owned leads lead drives drive runs run manages manage maintains"
           " maintain handles handle"),
@@ -2371,6 +2394,40 @@ def _has_verb(text: str) -> bool:
     if _HAS_VERB.search(text):
         return True
     return any(tag(word) in {"VBD", "VBZ", "VBP", "MD"} for word in _WORD.findall(text.lower()))
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z])[.)]?\s*[-–—:.]?\s*")
+_FIRST_PERSON_START = re.compile(r"^(?:I|we)\s", _I)
+# Section names that are no one's name.
+_SECTION_WORDS = frozenset(
+    {"agenda", "notes", "minutes", "updates", "update", "action", "actions", "items", "item",
+     "decisions", "decision", "summary", "attendees", "discussion", "discussions", "client",
+     "clients", "research", "testing", "other", "q&a", "links", "next", "steps", "announcements",
+     "background", "overview", "status", "open", "closed", "new", "old", "misc", "general",
+     "topics", "questions", "review", "reviews", "prs", "issues", "meeting", "call", "week",
+     "spec", "specs", "testnets", "testnet", "tooling", "roadmap", "introduction", "intro",
+     "context", "proposal", "proposals", "implementation", "implementations", "conclusion",
+     "follow", "ups", "updates:", "team", "teams", "session", "part", "day", "blockers",
+     "blocked", "done", "todo", "progress", "in"}
+)
+
+
+def _heading_agent(headings: tuple[str, ...], title: str | None) -> ExtractedEntity | None:
+    """The team a heading names, for the lines under it: a short proper name ("Lighthouse",
+    "Prysm", "2.1—Teku") that is no section word, no reference and says nothing."""
+    if not headings:
+        return None
+    heading = _clean(_SECTION_NUMBER.sub("", headings[-1].strip("*_# ")))
+    if not heading or heading == title or "zz" in mask(heading).text:
+        return None
+    words = heading.split(" ")
+    if len(words) > 3 or any(w.lower().strip(":") in _SECTION_WORDS for w in words):
+        return None
+    if not all(w[:1].isupper() or w[:1].isdigit() for w in words) or _has_verb(heading):
+        return None
+    if not _grammatical(tuple(words)):
+        return None
+    return ExtractedEntity(_display(heading), "Team")
 
 
 def _with_verb(predicate: str) -> str:
