@@ -1744,11 +1744,16 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     words = " ".join(_words(subject))
     name = _display(f"{words} {predicate}") if not words.lower().startswith(
         ("it ", "this ")) else _display(predicate)
+    if " same " in f" {predicate.lower()} ":
+        return False  # "still stuck in the same stage": the thread's problem, said again
     issue = ExtractedEntity(name, r._known_type(name) or "Issue")
     r.sentence.issues.append(issue)
     reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
         None)
-    return r.reports(reporter, issue, surface, c)
+    # The product is already in the issue's words; it affects another only when named after.
+    where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
+    elsewhere = r.surface(where["np"], c) if where is not None else None
+    return r.reports(reporter, issue, elsewhere, c)
 
 
 def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -1792,6 +1797,8 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         if surface is None:
             return False  # "the rollout is slow": said of something no product is
     where = _WHERE.match(tokens_after(text, end))
+    if where is not None and where["np"].split(" ")[-1] in {"log", "logs", "diagnostics"}:
+        return False  # "I see errors in the logs": read off someone's logs, not a report
     if where is not None and where["np"].split(" ")[-1] not in _NOT_SURFACES:
         surface = r.surface(where["np"], c) or surface
     issue = r.issue(name)

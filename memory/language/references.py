@@ -192,7 +192,10 @@ class _Masker:
 
 
 def _title(text: str) -> str:
-    return " ".join(text.strip().strip("\"'`“”").split())
+    text = text.strip()
+    if len(text) > 1 and text[0] in "\"'`“" and text[-1] in "\"'`”":
+        text = text[1:-1]  # a title written in quotes
+    return " ".join(text.split())
 
 
 def mask(sentence: str, first: int = 0) -> Masked:
