@@ -495,8 +495,12 @@ _SUBJECTLESS = re.compile(
 _EVENT = re.compile(
     r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
     r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
-    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?"
-    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?)\b,?",
+    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
+    r"|(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
+    r"(?:latest |new )?(?:version |v)?[\w.-]*\d[\w.-]*(?: [\w.-]*\d[\w.-]*)?"
+    r"|(?:upgrading|updating|upgrade|update) to [A-Z][\w.-]*(?: [\w.-]+)?"
+    r"|(?:version|v)\s?\d+(?:\.\d+)+)\b,?",
     _I,
 )
 _DATE = re.compile(
@@ -1496,6 +1500,8 @@ class _Reader:
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
         if self.title_reported and (reporter is None or reporter == self.author):
+            if issue in self.sentence.issues:
+                self.sentence.issues.remove(issue)  # nor does it follow an event a second time
             return True
         if reporter is not None:
             self.fact(reporter, REPORTED, issue, clause)
@@ -1725,6 +1731,20 @@ _NOT_PRODUCTS = frozenset(
      "this", "that", "anything", "nothing", "everything", "thing", "one", "above", "same",
      "button", "option", "setting", "issue", "problem", "error", "bug"}
 )
+
+
+def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I am no longer able to auto fill on a website": the author's problem, in their words
+    (the symptoms of the synonym table are read before, under their canonical names)."""
+    if r.author is None or r.speaker is not None or r.in_context:
+        return False
+    predicate = _OBJECT_END.split(_clean(m["p"]), maxsplit=1)[0]
+    predicate = re.split(r"\s+(?:on|in|with|for|from|at)\s+", predicate, maxsplit=1)[0]
+    if len(predicate.split(" ")) < 3:
+        return False
+    issue = ExtractedEntity(_display(predicate), "Issue")
+    r.sentence.issues.append(issue)
+    return r.reports(r.author, issue, None, c)
 
 
 def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -2079,6 +2099,9 @@ _PATTERNS: _Patterns = (
           "time times timed timing"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
           _on_cannot_log_in, "log login sign"),
+    # "I am no longer able to auto fill": the customer's own words
+    _rule(r"^I (?:am|was) (?P<p>(?:no longer|not|now not) able to [a-z].{2,40}|unable to [a-z]"
+          r".{2,40})$", _on_first_person_problem, "able unable"),
     # a product that will not start, is stuck, stopped working: the customer's own words
     _rule(_PROBLEM_PATTERN, _on_problem,
           "stuck not stopped stops does do did longer will cannot can could fails failed unable"
