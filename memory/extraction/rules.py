@@ -865,6 +865,8 @@ class _Reader:
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
         """That item is the episode's own (a thread's), not one an agenda lists above."""
+        self.speakers: set[str] = set()
+        """Names that speak in the document ("Mark: …"): people, whatever else the word means."""
         self.heading_agent: ExtractedEntity | None = None
         """A team or person a heading names ("### Lighthouse"): who the first-person and
         subjectless lines under it speak for."""
@@ -884,6 +886,9 @@ class _Reader:
     def read(self, document: Document) -> None:
         self.own = title_line(document.first_line)
         title = document.first_line.lstrip("# ").strip()
+        # "Mark: I think…", "**Danny**: …": the people who speak in minutes are people
+        self.speakers = {m["name"] for p in document.passages
+                         if (m := _SPEAKER_PREFIX.match(p.text)) is not None}
         first = document.passages[0].text.strip() if document.passages else None
         if self.own is not None:
             self._read_title(title)
@@ -903,7 +908,7 @@ class _Reader:
         reference names (a parent list item, then a heading), else the episode's own item."""
         self.context_is_own = False
         for line in (*reversed(passage.parents), *reversed(passage.headings)):
-            if line.strip().lstrip("# ").strip() == title:
+            if self.own is not None and line.strip().lstrip("# ").strip() == title:
                 continue
             reference = title_line(line) or next(
                 (r for r in mask(line).references.values() if r.type == "WorkItem"), None)
@@ -966,6 +971,11 @@ class _Reader:
                 return
             text = speech["rest"]
             self.speaker = speaker
+            if self.heading_agent is not None and speaker.type == "Person":
+                # "## Artemis" / "Shahan advised that they…": Shahan speaks for Artemis
+                self.fact(speaker, MEMBER_OF, ExtractedEntity(self.heading_agent.name, "Team"),
+                          self._bare_clause(sentence))
+                self.speaker = self.heading_agent
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
             return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
         elif self.heading_agent is not None and (
@@ -1088,14 +1098,16 @@ class _Reader:
             action = _ACTION_ITEM.match(words)
             if action is not None and action["verb"] == "to" and self.context_is_own:
                 action = None  # "Docker to start": an agenda's action item needs an agenda
-            if action is not None and not _NOT_AGENTS.match(action["who"]) and all(
-                    _names_a_person(name, bare=action["verb"] == "to")
-                    for name in _NAMES_SPLIT.split(action["who"]) if name):
-                people = self.agents(action["who"].replace(" + ", " and ").replace(" & ", " and "),
-                                     clause)
-                for person in people:
-                    if person is not self.author or action["who"].lower() not in {"i", "we"}:
-                        self.fact(person, RESPONSIBLE_FOR, self.context, clause)
+            who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
+            if action is None and (done_by := _DONE_BY.match(words)) is not None:
+                who, verb = done_by["who"] or done_by["by"], "by"
+            names = [n for n in _NAMES_SPLIT.split(who) if n]
+            if names and not _NOT_AGENTS.match(who) and all(
+                    name in self.speakers or _names_a_person(name, bare=verb == "to")
+                    for name in names):
+                for name in names:
+                    person = self.agent(name, clause) or ExtractedEntity(name, "Person")
+                    self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
             for pattern, word in _CONTEXT_STATUSES:
                 if pattern.match(words):
@@ -1311,6 +1323,9 @@ class _Reader:
         """A person, team or customer named by a noun phrase (the doer of something)."""
         if self.is_first_person(raw):
             return self.speaker or self.author
+        if self.speaker is not None and self.speaker.type == "Team" and _clean(raw).lower() in {
+                "they", "them", "the team"}:
+            return self.speaker  # "Shahan advised that they…" under "## Artemis"
         reference = self.masked.reference(raw)
         if reference is not None:
             if reference.type not in {"Person", "Team"}:
@@ -1395,6 +1410,12 @@ class _Reader:
         """What something waits on: things that can be waited on — a tracker item, a known
         entity, work or a service by its last word, a version, a name of several words — never
         an abstraction ("unresolved concerns", "feedback") or a bare common noun ("reviewer")."""
+        quoted = _clean(raw).removeprefix("the ")
+        if PLACEHOLDER.fullmatch(quoted) and quoted.startswith("zzquote"):
+            # waiting on "confirm no other regressions": a named concern, as quoted
+            words = self.masked.spans.get(quoted, "").strip("\"'“”‘’ ")
+            if 1 < len(words.split()) <= 8:
+                return [ExtractedEntity(words, "WorkItem")]
         parts = _list_parts(raw)
         found = []
         for part in parts:
@@ -2242,7 +2263,7 @@ _ACTION_ITEM = re.compile(
     rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+(?P<verb>to|will|is going to"
     r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
     r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
-    r"|(?:is|are) looking into (?:it|this)|doing it|owns (?:it|this)|receiving|doing"
+    r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
     r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
 )
 
@@ -2258,6 +2279,14 @@ def _names_a_person(word: str, *, bare: bool) -> bool:
     if bare:
         return not is_common_word(word)
     return tag(word) in {"NNP", "NNPS"}
+_SPEAKER_PREFIX = re.compile(r"^\W{0,3}(?P<name>[A-Z][\w'-]+)\W{0,3}:\s")
+# "proposed by RalfJ", "pnkfelix opened …": who brought the item.
+_ANY_NAME = r"(?:zzref\d+zz|[A-Za-z][\w'.-]*)"
+_DONE_BY = re.compile(
+    rf"^(?:(?:proposed|opened|filed|authored|created|raised|nominated|championed|drafted"
+    rf"|written) by (?P<who>{_ANY_NAME})(?P<verb>)(?: |$)"
+    rf"|(?P<by>{_ANY_NAME}) (?:opened|proposed|filed|authored|drafted|nominated|championed)\b)"
+)
 _NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
 _NOT_AGENTS = re.compile(
     r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
@@ -2370,6 +2399,7 @@ def _is_question(sentence: str) -> bool:
 # "Farah says (that) …": reported speech. "reports"/"confirms" only with "that" (else "Globex
 # reports timeouts" is a report of an issue).
 _SPEECH_VERBS = (r"says|said|mentions|mentioned|notes|noted|writes|wrote|tells me|told me"
+                 r"|advised|advises|shared|shares|reported back|explained that|updated that"
                  r"|tells us|told us|explains|explained|adds|added|points out|pointed out"
                  r"|thinks|thought|believes|claims|claimed|argues|argued|feels|suggests"
                  r"|suggested|commented|comments|replied|replies|answered|answers")

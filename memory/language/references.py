@@ -284,7 +284,7 @@ _SENTENCE_WORDS = frozenset(
 
 
 _TITLE_LINE = re.compile(
-    r"^\s*#*\s*(?P<title>\S.*?)\s+(?P<ref>(?:[\w.-]+/[\w.-]+)?#\d+)\s*$"
+    r"^\s*#*\s*(?P<title>\S.*?)\s+(?P<ref>(?:[\w.-]+/[\w.-]+|[a-z][\w-]*)?#\d+)\s*$"
 )
 _NOT_A_TITLE = re.compile(
     r"^(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|ref(?:s|erences?)?|part of|related(?: to)?"
