@@ -474,6 +474,7 @@ _APPOSITIVE = re.compile(
 )
 _REDUCED_RELATIVE = ("owned", "led", "run", "maintained", "handled", "driven")
 _AND = re.compile(r"\s+and\s+")
+_COMMA_OR_AND = re.compile(r",\s+(?:and\s+)?|\s+and\s+")
 # A bare "and" separates two clauses only if what comes before it has a verb of its own.
 _HAS_VERB = re.compile(
     r"\b(?:is|are|was|were|am|been|has|have|had|do|does|did|can|cannot|will|would|could"
@@ -1212,6 +1213,9 @@ class _Reader:
         # Not understood whole: maybe two clauses joined by a plain "and" ("The release went live
         # and customers are happy"). Reading the whole first keeps "search and indexing project".
         parts = _AND.split(clause.text)
+        if len(parts) == 1 and ", " in clause.text:
+            # "Gossip sub 1.1 is done, fork choice … and validator changes are done"
+            parts = _COMMA_OR_AND.split(clause.text)
         if len(parts) > 1:
             for part in parts:
                 self._match(_PATTERNS, replace(clause, text=part))
@@ -1890,8 +1894,12 @@ def _on_completed_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _on_completed(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "The backend team shipped the auth refactor", "We finished the pipeline rewrite"."""
+    """ "The backend team shipped the auth refactor", "We finished the pipeline rewrite"; in
+    notes with no author, "Released Client benchmark" says only that the thing is released."""
     doers = r.agents(m["d"], c)
+    if not doers and r.is_first_person(m["d"]) and r.author is None and r.speaker is None:
+        items = r.things(_OBJECT_END.split(_clean(m["o"]), maxsplit=1)[0], c)
+        return _statuses(r, list(items), m["st"], c, reported=False)
     return _completed(r, doers, r.things(m["o"], c) if doers else [], m["st"], c)
 
 
@@ -2154,8 +2162,9 @@ _PATTERNS: _Patterns = (
     # completion with its doer, statuses, completion without a doer
     _rule(rf"^(?P<o>.+?) {_BE} (?P<st>{_COMPLETION_VERBS}) by (?P<d>.+)$", _on_completed_by, "by"),
     _rule(rf"^(?P<s>.+?) {_BE} (?:back )?(?P<st>{_STATUS_ALT})$", _on_status, _STATUS_GATE),
-    _rule(r"^(?P<s>.+?) (?:has |have )?(?P<st>shipped|launched|landed|stalled|slipped|went live"
-          r"|released|merged|reverted)$", _on_status,
+    _rule(r"^(?P<s>.+?) (?:has |have )?(?:been )?(?P<st>shipped|launched|landed|stalled|slipped"
+          r"|went live|released|merged|reverted)(?: (?:into|in|to|on) (?:the |our |own )?"
+          r"[\w.-]+(?: [\w.-]+)?)?$", _on_status,
           "shipped launched landed stalled slipped live released merged reverted"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:{_MOVE_ON})$", _on_cannot_move, "cannot not unable"),
     _rule(rf"^(?P<s>.+?) {_BE} (?P<w>[a-z]+)$", _on_custom_completion, _BE_GATE),
