@@ -559,7 +559,7 @@ def _noun_phrase(raw: str) -> str | None:
     """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word,
     no link, code or quotation in it, and a noun phrase by its words' parts of speech."""
     phrase = _clean(raw)
-    if not phrase or any(mark in phrase for mark in ",:;!?()[]{}<>=/\\|*`\"#@$%^~+"):
+    if not phrase or _NOT_IN_NAMES.search(phrase):
         return None
     if "zz" in phrase and PLACEHOLDER.search(phrase):
         return None  # a reference inside a longer phrase, a link, code or a quotation
@@ -567,7 +567,7 @@ def _noun_phrase(raw: str) -> str | None:
     lowered = [w.lower() for w in words]
     if len(words) > 7 or lowered[0] in _LEADING_PREPOSITIONS:
         return None
-    if any(w in _NOT_IN_NOUN_PHRASE for w in lowered):
+    if not _NOT_IN_NOUN_PHRASE.isdisjoint(lowered):
         return None
     if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
                             in _VAGUE_NOUNS):
@@ -577,6 +577,7 @@ def _noun_phrase(raw: str) -> str | None:
     return phrase
 
 
+_NOT_IN_NAMES = re.compile(r"[,:;!?()\[\]{}<>=/\\|*`\"#@$%^~+]")
 # Tags a word of a name never has: pronouns, modals, wh-words, adverbs, finite verbs, "to".
 _VETO_TAGS = frozenset(
     {"PRP", "MD", "WDT", "WP", "WP$", "WRB", "RB", "RBR", "RBS", "VBZ", "VBD", "TO", "EX", "UH",

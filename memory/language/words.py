@@ -21,6 +21,11 @@ _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _NUMBER = re.compile(r"[#v]?\d[\d.,:/x-]*")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_COMMON_ENGLISH = frozenset(
+    {"the", "is", "are", "was", "were", "to", "and", "of", "in", "on", "for", "with", "it",
+     "this", "that", "we", "our", "my", "i", "you", "be", "been", "has", "have", "not", "by",
+     "from", "at", "will", "can", "but", "they", "their", "which", "an", "or"}
+)
 _SAMPLE = 4000
 """Characters of a text the language check reads (its start)."""
 ENGLISH_SHARE = 0.5
@@ -68,15 +73,23 @@ def language_of(text: str) -> str | None:
     its words are not English words, or most of its letters are of another script), ``None``
     when it is too short to tell (a name, "LGTM", "+1")."""
     sample = text[:_SAMPLE]
-    letters = _LETTER.findall(sample)
-    if len(letters) < 12:
-        return None
-    latin = sum(1 for c in letters if c.isascii())
-    if latin / len(letters) < 0.5:
-        return "other"  # mostly another script (Cyrillic, Arabic, Hebrew, CJK...)
+    if sample.isascii():
+        if len(_LATIN_LETTER.findall(sample)) < 12:
+            return None
+    else:
+        letters = len(_LETTER.findall(sample))
+        if letters < 12:
+            return None
+        if len(_LATIN_LETTER.findall(sample)) / letters < 0.5:
+            return "other"  # mostly another script (Cyrillic, Arabic, Hebrew, CJK...)
     words = _WORD.findall(sample)
     if len(words) < MIN_WORDS_FOR_LANGUAGE:
         return None
+    # A shortcut, not the decision: text whose first words include several of English's most
+    # frequent function words is English (a set look-up instead of a dictionary's lemmas).
+    needed = 1 if len(words) < 12 else 2 if len(words) < 30 else 3
+    if len(_COMMON_ENGLISH.intersection(w.lower() for w in words[:40])) >= needed:
+        return "en"
     # The share of words simplemma finds in its English dictionary (names and identifiers
     # count against it, so the bar is low: French or German text scores under 0.4).
     share = simplemma.in_target_language(" ".join(words), lang="en")
