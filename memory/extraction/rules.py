@@ -1889,8 +1889,16 @@ def _on_custom_completion(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _on_completed_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "The auth refactor was shipped by the backend team"."""
+    """ "The auth refactor was shipped by the backend team"; "#12 is fixed by #34": a change
+    fixes the item, which waited on it (as "Fixes #12" in #34 says) and now has its status."""
     items = r.things(m["o"], c)
+    reference = r.masked.reference(m["d"])
+    if reference is not None and reference.type == "WorkItem" and items:
+        change = ExtractedEntity(reference.name, "WorkItem")
+        r.reference_names.add(change.name)
+        if not _dependency(r, list(items), [change], c):
+            return False
+        return _statuses(r, list(items), m["st"], c, reported=False)
     return _completed(r, r.agents(m["d"], c), items, m["st"], c)
 
 

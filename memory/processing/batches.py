@@ -93,8 +93,8 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                     extraction = extract_episode(episode, ontology, names.index.types)
                 outcomes.append(_apply(batch, names, episode, extraction))
             batch.write()
-            update_rows(episodes, ["status", "extractor", "error", "processed_at",
-                                   "author_entity"])
+            update_rows(episodes, ["status", "extractor", "extraction_note", "error",
+                                   "processed_at", "author_entity"])
             Graph.objects.filter(pk=graph.pk).update(data_version=F("data_version") + 1)
     except BaseException:
         # The index may hold entities the rollback removed.
@@ -118,6 +118,7 @@ def _apply(
     )
     episode.status = Episode.Status.PROCESSED
     episode.extractor = extraction.extractor
+    episode.extraction_note = (extraction.unread or "")[:200]
     episode.error = ""
     episode.processed_at = timezone.now()
     return outcome
