@@ -170,7 +170,8 @@ def read_document(text: str) -> Document:
                 passages.append(Passage(words, context(), parents, item=True))
                 last_line = index
             continue
-        if passages and last_line == index - 1 and _continues(passages[-1].text, line):
+        if (passages and last_line == index - 1 and _continues(passages[-1].text, line)
+                and len(passages[-1].text) + len(line) <= MAX_LINE_LENGTH):
             # A line wrapped at 72 columns, or an item's continuation: the same sentence goes on.
             passages[-1] = replace(passages[-1], text=f"{passages[-1].text} {line.strip()}")
             if items:
