@@ -617,8 +617,9 @@ def _grammatical(words: tuple[str, ...]) -> bool:
             return False
         if word_tag == "PRP$" and index > 0:
             return False
-        if word_tag in {"IN", "CC", "DT"} and index > 0:
-            return False
+        if word_tag in {"IN", "CC", "DT"} and index > 0 and not (
+                word_tag == "DT" and words[index - 1].lower() in _INNER_WORDS):
+            return False  # "the" only after "of"/"on"…: "errors on the checkout page"
     last = words[-1]
     last_tag = _tag_of(last)
     if last_tag in _HEAD_TAGS or last[:1].isupper() or last.lower() in _PARTICLES:
@@ -1439,7 +1440,10 @@ class _Reader:
         last = words[-1].lower()
         if last in _WORK_HEADS or last in _SERVICE_HEADS:
             return True
-        if last in _VAGUE_NOUNS or _singular_word(last) in _ABSTRACT_HEADS:
+        if last in _VAGUE_NOUNS or (_singular_word(last) in _ABSTRACT_HEADS and not any(
+                tag(w) in _NOUN_TAGS for w in words[:-1])):
+            # "unresolved concerns", "more reviews": nothing to wait on; "the security review",
+            # "attorney reviews" name a piece of work
             return False
         if any(c.isdigit() for c in entity.name):
             return True  # a version or a numbered thing ("11.0.1", "LLVM 17")
@@ -1934,10 +1938,10 @@ def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         return True
     if not waiting or any(not isinstance(w, ExtractedEntity) for w in waiting):
         return False
+    if " waiting " not in f" {c.text.lower()} ":
+        return False  # "depends on the security team": no status is said
     if _REVIEW.match(_clean(m["o"])):
         return _statuses(r, waiting, "in review", c)
-    if m.group(0).lower().split(" ", 2)[1:2] == ["depends"]:
-        return False
     return _statuses(r, waiting, "waiting", c)
 
 

@@ -229,7 +229,7 @@ class TestAFreshDemo:
     def test_support_502s_retire_once_a_customer_says_they_are_resolved(self, demo: str) -> None:
         retired = Observation.objects.filter(
             graph__slug="support", status=Observation.Status.RETIRED,
-            name="502 Errors reported by 4 customers",
+            name__startswith="502 Errors reported by",
         ).latest("retired_at")
 
         closed = Fact.objects.filter(pk__in=retired.retirement["closed_facts"])
@@ -239,6 +239,19 @@ class TestAFreshDemo:
         assert not Observation.objects.filter(
             graph__slug="support", status=Observation.Status.ACTIVE, name__startswith="502"
         ).exists()
+
+    def test_a_customers_all_clear_ends_only_that_customers_502_report(self, demo: str) -> None:
+        """Globex's "Checkout works again" (before anyone says the 502s are resolved) ends
+        Globex's report, explicitly, and no other customer's."""
+        globex = Fact.objects.get(graph__slug="support", relation="REPORTED",
+                                  source__name="Globex", target__name="502 Errors")
+
+        assert globex.close_reason == Fact.CloseReason.EXPLICIT
+        assert globex.closed_by_episode.content == "Checkout works again, thank you."
+        others = Fact.objects.filter(graph__slug="support", relation="REPORTED",
+                                     target__name="502 Errors").exclude(source__name="Globex")
+        assert others.count() == 3
+        assert {f.close_reason for f in others} == {Fact.CloseReason.RESOLUTION}
 
     def test_support_plan_changes_close_the_plan_they_replace(self, demo: str) -> None:
         plans = Fact.objects.filter(graph__slug="support", relation="ON_PLAN",
