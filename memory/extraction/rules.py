@@ -501,7 +501,8 @@ _EVENT = re.compile(
     r"|(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
     r"(?:latest |new )?(?:version |v)?[\w.-]*\d[\w.-]*(?: [\w.-]*\d[\w.-]*)?"
     r"|(?:upgrading|updating|upgrade|update) to [A-Z][\w.-]*(?: [\w.-]+)?"
-    r"|(?:version|v)\s?\d+(?:\.\d+)+)\b,?",
+    r"|(?:version|v)\s?\d+(?:\.\d+)+"
+    r"|zzref\d+zz (?:was |got |has been )?(?:merged|landed|released|deployed))\b,?",
     _I,
 )
 _DATE = re.compile(
@@ -590,7 +591,8 @@ _PARTICLES = frozenset({"up", "out", "down", "back", "off", "in", "over", "on", 
 _INNER_WORDS = frozenset({"of", "and", "for", "on", "in", "to", "with", "&", "at", "by"})
 _HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "CD", "VBG", "VB", "VBP", "FW", "SYM"})
 _QUANTIFIERS = frozenset({"both", "all", "each", "every", "some", "any", "many", "several",
-                          "few", "no", "most", "other", "another", "such", "certain"})
+                          "few", "no", "most", "other", "another", "such", "certain",
+                          "nothing", "none", "nobody", "neither", "everything", "anything"})
 _NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
 
 
@@ -929,6 +931,8 @@ class _Reader:
         follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
         own = self.own
         assert own is not None
+        self.masked = mask(title)
+        self._read_closing_keywords(title)  # "Fix #1178 #1189"
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None or not _REPORT_TITLE.search(words):
             return
@@ -1020,8 +1024,8 @@ class _Reader:
             for word in PLACEHOLDER_REF.findall(keyword["refs"]):
                 reference = self.masked.references.get(word)
                 if reference is None or reference.type != "WorkItem" or (
-                        reference.key == self.own.key):
-                    continue
+                        reference.key == self.own.key) or reference.comment:
+                    continue  # "Fixes <a link to a comment>": not the item itself
                 clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
                 self.reference_names.add(reference.name)
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
@@ -1676,6 +1680,8 @@ def _surface_has(r: _Reader, subject: str, issue_raw: str, c: _Clause,
                  where: str | None = None) -> bool:
     """An issue shows on the subject (or on ``where``); "we"/"our …" make it the author's
     report."""
+    if _imperative(_clean(subject)):
+        return False  # "Add more information on parse_macro fail": a change, not a report
     first_person = r.is_first_person(subject)
     reporter = r.author if first_person or subject.lower().startswith(
         _POSSESSIVE_FIRST_PERSON) else None

@@ -27,6 +27,8 @@ class Reference:
     type: str
     """``WorkItem`` for tracker items, ``Person`` for @handles."""
     title: str | None = None
+    comment: bool = False
+    """A link to a comment on the item (``…/pull/12#issuecomment-…``), not to the item."""
 
     @property
     def name(self) -> str:
@@ -103,7 +105,8 @@ def _reference_of_link(host: str, path: str) -> Reference | None:
     if host.endswith("github.com"):
         match = _GITHUB_ITEM.match(path)
         if match:
-            return Reference(f"{match['org']}/{match['repo']}#{match['n']}", "WorkItem")
+            return Reference(f"{match['org']}/{match['repo']}#{match['n']}", "WorkItem",
+                             comment="#issuecomment" in path or "#discussion" in path)
     if "gitlab" in host:
         match = _GITLAB_ITEM.match(path)
         if match:
@@ -301,8 +304,9 @@ def title_line(line: str) -> Reference | None:
     if match is None:
         return None
     title = _title(match["title"])
-    if len(title.split()) < 2 or "#" in title or (
-            len(title.split()) <= 3 and _NOT_A_TITLE.match(title)):
+    other_items = "#" in title  # "Fix #1178 #1189": the last number is the item's own
+    if len(title.split()) < 2 or (
+            len(title.split()) <= 3 and _NOT_A_TITLE.match(title) and not other_items):
         return None  # "Fixes #12", "Part of #3": a line about another item
     references = mask(match["ref"]).references
     reference = next(iter(references.values()), None)
