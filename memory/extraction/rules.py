@@ -968,6 +968,7 @@ class _Reader:
             self._read_closing_keywords(sentence)
         if self._read_tracker_lines(text, sentence):
             return
+        self._read_affiliations(text, sentence)
         if self.context is not None and self._read_about_context(text, sentence):
             return
         speech = _SPEECH.match(text)
@@ -978,7 +979,8 @@ class _Reader:
                 return
             text = speech["rest"]
             self.speaker = speaker
-            if self.heading_agent is not None and speaker.type == "Person":
+            if self.heading_agent is not None and speaker.type == "Person" and (
+                    _SPEAKS_FOR.search(text)):
                 # "## Artemis" / "Shahan advised that they…": Shahan speaks for Artemis
                 self.fact(speaker, MEMBER_OF, ExtractedEntity(self.heading_agent.name, "Team"),
                           self._bare_clause(sentence))
@@ -1087,6 +1089,18 @@ class _Reader:
                     self.fact(ExtractedEntity(reference.name, "Person"), RESPONSIBLE_FOR,
                               context, clause)
         return len(self.records) > before
+
+    def _read_affiliations(self, text: str, sentence: str) -> None:
+        """ "an update from Raúl of Protocol Labs", "Potuz from Prysm": a person named with the
+        organisation they come from is its member (both written as names, the person's no
+        common word)."""
+        for match in _AFFILIATION.finditer(text):
+            person, team = match["person"], match["team"]
+            if not all(_names_a_person(w, bare=True) for w in person.split(" ")):
+                continue
+            clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
+            self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
+                      ExtractedEntity(team, "Team"), clause)
 
     def _read_about_context(self, text: str, sentence: str) -> bool:
         """Lines about the item above them, which they do not name: action items ("ACTION:
@@ -2307,6 +2321,12 @@ def _names_a_person(word: str, *, bare: bool) -> bool:
     if bare:
         return not is_common_word(word)
     return tag(word) in {"NNP", "NNPS"}
+_SPEAKS_FOR = re.compile(r"\b(?:they|their|we|our)\b", _I)
+_CAPITALISED = r"[A-Z][\w'-]+"
+_AFFILIATION = re.compile(
+    rf"\b(?P<person>{_CAPITALISED}(?: {_CAPITALISED})?) (?:of|from) (?P<team>{_CAPITALISED}"
+    rf"(?: {_CAPITALISED}){{0,2}})\b"
+)
 _SPEAKER_PREFIX = re.compile(r"^\W{0,3}(?P<name>[A-Z][\w'-]+)\W{0,3}:\s")
 # "proposed by RalfJ", "pnkfelix opened …": who brought the item.
 _ANY_NAME = r"(?:zzref\d+zz|[A-Za-z][\w'.-]*)"
