@@ -7,9 +7,23 @@ never guessed ones. Relations come out canonical and with the ontology's directi
 
 How a text is read
 ------------------
-1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), newlines and bullets (``- ``, ``* ``,
-   ``1. ``). A question asserts nothing and is skipped; so is a greeting or label before a colon
-   ("Hey team, quick update: …").
+0. The text: in another language (``memory.language.words.language_of``) it is not read at all
+   (no facts, ``unread`` = "language not supported"). Otherwise it is read as a document
+   (``memory.language.documents``): headings, list items with their parents, wrapped lines
+   joined; code blocks, tables, quotations of earlier messages, HTML comments and whatever
+   follows a sign-off are never read. "Ticket from X:", "From: X" (and, for an anonymous
+   episode, a signature) name the customer who wrote it. The first line "Title #N" names the
+   episode's own item; an issue title that says what is wrong is its author's report.
+1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
+   nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
+   blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge
+   ("I think…", "Maybe…") and a wish or plan ("We should…", "Please…"). A sentence longer than
+   ``MAX_SENTENCE_LENGTH`` is not read.
+   Each sentence is *masked* (``memory.language.references``): tracker references (``#123``,
+   ``org/repo#123``, ``PROJ-123``, ``bug 123456``, links to issues, pull requests and tickets,
+   ``@handles``) become one entity each, a title beside one its display name ("Add hygiene
+   attributes (compiler-team#692)"); links, inline code and quotations become placeholders that
+   are never read as claims. "X says (that) …" reads the clause X said, with X as its speaker.
 2. Clauses: ``;``, ``:``, ``, which`` / ``, owned by`` (a relative clause about the noun phrase
    before it, also mid-sentence: "X, which Bob owns, is late"), ``because``/``until``/``since``
    (a *reason* clause: what the previous clause's item waits on; ``since`` before a date or an
@@ -21,13 +35,15 @@ How a text is read
    March 3`` → ``valid_at``), time adverbs and fillers (``also``, ``still``, ``yesterday``...).
 4. The clause is matched against the patterns in order (each gated by a word it needs, so most
    regexes never run); the first whose handler understands it wins, and a handler that declines
-   leaves nothing behind.
-5. The episode is then settled: "I'm waiting on X" attaches to the author's work item, the work
-   item whose status a Person reports becomes theirs unless the episode names another owner,
-   facts the ontology does not allow or that point at their own source are dropped (with a note
-   in ``dropped``), and a single-valued relation (``HAS_STATUS``, ``ON_PLAN``) keeps the last
-   value said.
-
+   leaves nothing behind. A noun phrase names an entity only if its words' parts of speech allow
+   it (TextBlob's tagger: no pronoun, modal, adverb or finite verb in a name, a noun-like last
+   word), and a blocker only if it can be waited on (not "unresolved concerns", "Reviewer").
+   A line that names no subject is about the item above it: a list item's parent, a heading
+   with a reference, or the thread's own item ("- Needs more reviews", "ACTION: Michael to
+   comment", "/assign @bob", "Fixes #12"); a heading that names a team ("### Lighthouse")
+   speaks for the first-person lines under it, and a heading that states a status ("PRs
+   waiting on team") gives it to each referenced item under it. The heading is never an entity,
+   and each fact cites its own line.
 Interpretation rules (judgement calls)
 --------------------------------------
 * First person (I, we, our team, me, us) is the author; so is a standup line with no subject
@@ -57,11 +73,16 @@ Interpretation rules (judgement calls)
 * An issue said in a Customer's episode is reported by that customer unless someone else is named.
   "X is slow" is an issue only in a customer's ticket (from a project update it is no latency).
 * Issue names are normalized so the same error matches however it is said: any HTTP status code
-  ("a 502 error", "HTTP 502s", "502 Bad Gateway") → ``502 Errors``; any timeout ("timeouts",
-  "requests time out") → ``Timeout Errors``; "can't log in" → ``Login Failures``; "fails to load"
-  → ``Load Failures``; "exports keep failing" → ``Export Failures``; latency/slowness →
-  ``Latency``; otherwise the phrase without articles and intensity words ("intermittent"), with
-  its last word plural (``a login bug`` → ``Login Bugs``).
+  ("a 502 error", "HTTP 502s", "502 Bad Gateway") → ``502 Errors``; the symptoms of the synonym
+  table (``memory.extraction.symptoms``, matched on lemmas) → one name each: "times out",
+  "timing out", "timed out", "timeout" → ``Timeout Errors``; "can't log in", "unable to sign
+  in", "locked out of my account" → ``Login Failures``; "slow", "laggy", "takes forever" →
+  ``Latency``; "down", "unavailable" → ``Outages``; crashes → ``Crashes``. "Exports keep
+  failing" → ``Export Failures``; other problems keep the customer's words, subject and
+  predicate ("Docker Desktop fails to start", "MagicDNS stops working"); otherwise the phrase
+  without articles and intensity words ("intermittent"), with its last word plural (``a login
+  bug`` → ``Login Bugs``). A customer's "it's working again" / "resolved for us" closes that
+  customer's ``REPORTED`` facts only; "still failing" reports the same issue again.
 * Relative dates ("last month", "last Monday") give no ``valid_at``; they are only removed.
 
 Phrasings covered
