@@ -15,7 +15,7 @@ app.autodiscover_tasks(["memory"])
 
 app.conf.beat_schedule = {
     "sweep": {
-        "task": "memory.tasks.sweep",
+        "task": "memory.sweep",  # the name memory.tasks registers it under
         "schedule": float(os.environ.get("SWEEP_INTERVAL_SECONDS", "60")),
     },
 }

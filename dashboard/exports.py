@@ -133,6 +133,18 @@ def markdown(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
     return "\n".join(lines) + "\n"
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A CSV cell no spreadsheet runs as a formula: text that starts like one (names, authors
+    and sentences come from whoever writes updates) gets a leading apostrophe, which
+    spreadsheets show as text (OWASP's advice against CSV injection). Numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_text(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
     """One row per item, the section in the first column. Starts with a byte-order mark so that
     spreadsheet programs read it as UTF-8."""
@@ -143,8 +155,9 @@ def csv_text(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
     def row(section: str, item: str, *, detail: str = "", owner: str = "",
             people: int | str = "", items: int | str = "", age: int | str | None = "",
             when: datetime | None = None, difference: str = "", url: str = "") -> None:
-        writer.writerow([section, item, detail, owner, people, items,
-                         "" if age is None else age, _date(when), difference, url])
+        writer.writerow([cell(value) for value in (
+            section, item, detail, owner, people, items, "" if age is None else age, _date(when),
+            difference, url)])
 
     def obs_url(observation: Observation) -> str:
         return link(reverse("observation", args=[graph.slug, observation.uuid]))

@@ -14,9 +14,28 @@ from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from dashboard import throttle
+from memory.importers import FORMAT_LABELS
 from memory.ingestion import MAX_AUTHOR_LENGTH, MAX_CONTENT_BYTES, MAX_SOURCE_LENGTH
 from memory.models import Episode, Observation
 from memory.ontology import ENTITY_TYPES
+
+FIRST_DAY = date(2, 1, 1)
+LAST_DAY = date(9998, 12, 31)
+"""The days a page accepts: Python's own first and last years are left out, so a window that
+reaches a day or a few weeks past the chosen one (the end of a day, a week, a timeline) never
+overflows ``datetime``."""
+
+
+class DayField(forms.DateField):
+    """A date within ``FIRST_DAY`` … ``LAST_DAY``."""
+
+    def clean(self, value: Any) -> date | None:
+        day = super().clean(value)
+        if day is not None and not FIRST_DAY <= day <= LAST_DAY:
+            raise forms.ValidationError(
+                f"Enter a date from {FIRST_DAY.isoformat()} to {LAST_DAY.isoformat()}.",
+                code="out_of_range")
+        return day
 
 
 def check_date_order(form: forms.Form, cleaned: dict[str, Any], first: str, last: str) -> bool:
@@ -121,7 +140,7 @@ class BoardFilterForm(QueryForm):
     entity = forms.UUIDField(required=False, label="Entity")
     """Any entity of the graph by uuid (the cards link to theirs); the page offers those most
     observations involve (``selectors.entity_choices``)."""
-    since = forms.DateField(required=False, label="Changed since")
+    since = DayField(required=False, label="Changed since")
     status = forms.ChoiceField(required=False, choices=STATUSES, label="Status")
     sort = forms.ChoiceField(required=False, choices=SORTS, label="Sort by")
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
@@ -135,8 +154,8 @@ class RetiredFilterForm(QueryForm):
     REASONS = [("", "Any reason"), *Observation.RetiredReason.choices]
 
     reason = forms.ChoiceField(required=False, choices=REASONS, label="Reason")
-    since = forms.DateField(required=False, label="Retired from")
-    until = forms.DateField(required=False, label="Retired until")
+    since = DayField(required=False, label="Retired from")
+    until = DayField(required=False, label="Retired until")
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
     defaults = {"page": 1}
@@ -167,8 +186,8 @@ class EpisodeFilterForm(QueryForm):
     author = forms.CharField(required=False, max_length=MAX_AUTHOR_LENGTH, label="Author")
     source = forms.CharField(required=False, max_length=MAX_SOURCE_LENGTH, label="Source")
     status = forms.ChoiceField(required=False, choices=STATUSES, label="Status")
-    since = forms.DateField(required=False, label="Written from")
-    until = forms.DateField(required=False, label="Written until")
+    since = DayField(required=False, label="Written from")
+    until = DayField(required=False, label="Written until")
     entity = forms.UUIDField(required=False, label="Mentions")
     """An entity's uuid: the episodes that support its facts (its page links here)."""
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
@@ -195,9 +214,9 @@ class TimelineForm(QueryForm):
     DEFAULT_DAYS = 28
     TYPES = [("", "All entities"), *((t, t) for t in ENTITY_TYPES if t != "Status")]
 
-    start = forms.DateField(required=False, label="From")
-    end = forms.DateField(required=False, label="To")
-    as_of = forms.DateField(required=False, label="Known as of")
+    start = DayField(required=False, label="From")
+    end = DayField(required=False, label="To")
+    as_of = DayField(required=False, label="Known as of")
     type = forms.ChoiceField(required=False, choices=TYPES, label="Rows")
     page = forms.IntegerField(required=False, min_value=1, widget=forms.HiddenInput)
 
@@ -284,16 +303,26 @@ class EpisodeForm(forms.Form):
         }
 
 
+JSON_LINES = "jsonl"
+
+
 class UploadForm(forms.Form):
-    file = forms.FileField(
-        label="JSON Lines file",
-        help_text="One episode per line: author, reference_time (ISO 8601 with offset), content "
-                  "— the format of manage.py ingest.",
+    format = forms.ChoiceField(
+        label="Format",
+        choices=[(JSON_LINES, "JSON Lines (our episode format)"), *FORMAT_LABELS.items()],
+        initial=JSON_LINES,
+        required=False,
+        help_text="JSON Lines: one episode per line, the format of manage.py ingest. A tracker's "
+                  "export becomes one episode per change (manage.py import).",
     )
+    file = forms.FileField(label="File")
 
     def __init__(self, *args: Any, max_bytes: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.max_bytes = max_bytes
+
+    def clean_format(self) -> str:
+        return self.cleaned_data.get("format") or JSON_LINES
 
     def clean_file(self) -> Any:
         upload = self.cleaned_data["file"]

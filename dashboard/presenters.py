@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory.engine.types import CHAIN_KEY
+from memory.importers.runs import ImportReport
 from memory.ingestion import IngestReport, LineResult
 from memory.models import (
     Claim,
@@ -292,8 +294,10 @@ class SharedSignature:
 
 
 def signature_text(signature: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    relation = relation_phrase(signature["relation"])
     target = _name(names, signature["target"])
+    if signature["relation"] == CHAIN_KEY:  # a dependency tree, linked at every item
+        return f"… the dependencies of {target}"
+    relation = relation_phrase(signature["relation"])
     if signature.get("source") is None:  # target mode: they all point at the same thing
         return f"… {relation} {target}"
     return f"{_name(names, signature['source'])} {relation} {target}"
@@ -360,7 +364,12 @@ class UploadResult:
     progress: Mapping[str, int]
     """Episode status → how many of the upload's episodes are in it."""
     filename: str = ""
-    report: IngestReport | None = None
+    report: IngestReport | ImportReport | None = None
+
+    @property
+    def imported(self) -> ImportReport | None:
+        """The report of a tracker export's import (items and changes, not lines)."""
+        return self.report if isinstance(self.report, ImportReport) else None
 
     @classmethod
     def progress_only(cls, ingested_at: datetime, progress: Mapping[str, int]) -> UploadResult:
@@ -369,17 +378,19 @@ class UploadResult:
     @property
     def problems(self) -> list[LineResult]:
         """Rejected and duplicate lines, in file order."""
-        lines = self.report.results if self.report else []
+        lines = self.report.results if isinstance(self.report, IngestReport) else []
         return [r for r in lines if r.status != "stored"][:LINES_LISTED]
 
     @property
     def stored_lines(self) -> list[LineResult]:
-        lines = self.report.results if self.report else []
+        lines = self.report.results if isinstance(self.report, IngestReport) else []
         return [r for r in lines if r.status == "stored"][:LINES_LISTED]
 
     @property
     def lines_cut(self) -> bool:
         report = self.report
+        if isinstance(report, ImportReport):
+            return len(report.problems) > LINES_LISTED
         return bool(report) and max(report.stored, report.duplicates + report.rejected) > (
             LINES_LISTED)
 

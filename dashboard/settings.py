@@ -69,7 +69,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "dashboard.health.middleware",  # /healthz, /readyz: before host checks and HTTPS redirects
     "django.middleware.security.SecurityMiddleware",
+    "dashboard.middleware.refuse_nul_in_path",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -139,23 +141,40 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 840)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 1800),
 }
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# A task running when the broker connection drops finishes its work instead of being killed:
+# killing it left its episodes "processing" until the sweep's stale timeout, and Celery's
+# reconnection after the kill is fragile. Its message is delivered again later (it could not be
+# acknowledged on the lost connection), which is harmless: every task claims its rows first.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# However long the broker is away, a worker keeps trying to reconnect (Celery gives up, and the
+# worker exits, after 100 attempts by default: about 45 minutes).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "observations")
 
 # A running pipeline run whose heartbeat is older than this lost its worker (the sweep frees the
 # graph); a "processing" episode older than EPISODE_STALE_SECONDS is requeued.
 PIPELINE_RUN_STALE_SECONDS = env_int("PIPELINE_RUN_STALE_SECONDS", 600)
 EPISODE_STALE_SECONDS = env_int("EPISODE_STALE_SECONDS", 900)
+# A pending episode older than this was never picked up (its task could not be sent while Redis
+# was down, or was lost with it): the sweep enqueues it. This is how writes accepted during a
+# broker outage get processed once it is back (no outbox table: the episodes are the outbox).
+EPISODE_PENDING_GRACE_SECONDS = env_int("EPISODE_PENDING_GRACE_SECONDS", 120)
 
 # --- Cache (throttling, login throttle) ---------------------------------------------------------
+
+
+def redis_cache(location: str, key_prefix: str = "observations") -> dict[str, object]:
+    """Redis; while Redis is unreachable, each process falls back to its own memory
+    (``dashboard.cache``), so an outage never turns reads, sign-in or writes into 500s."""
+    return {"BACKEND": "dashboard.cache.FailoverRedisCache", "LOCATION": location,
+            "KEY_PREFIX": key_prefix}
+
+
 if REDIS_URL:
     CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": env_str("CACHE_URL", REDIS_URL),
-            "KEY_PREFIX": env_str("CACHE_PREFIX", "observations"),
-        }
+        "default": redis_cache(env_str("CACHE_URL", REDIS_URL),
+                               env_str("CACHE_PREFIX", "observations")),
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
@@ -257,7 +276,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["memory.api.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "memory.api.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

@@ -55,6 +55,10 @@ HAS_STATUS = "HAS_STATUS"
 # --- The week --------------------------------------------------------------------------------
 
 
+FIRST_YEAR, LAST_YEAR = 2, 9998
+"""The years a weekly review may be asked for (``dashboard.forms.DayField`` keeps the same)."""
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class IsoWeek:
     year: int
@@ -62,11 +66,14 @@ class IsoWeek:
 
     @classmethod
     def parse(cls, text: str) -> IsoWeek | None:
-        """``2026-W48`` → the week; ``None`` for a week that does not exist (``2026-W54``)."""
+        """``2026-W48`` → the week; ``None`` for a week that does not exist (``2026-W54``) or
+        lies in Python's first or last year (its review reaches past them)."""
         try:
             year, week = text.split("-W")
             date.fromisocalendar(int(year), int(week), 1)
         except ValueError:
+            return None
+        if not FIRST_YEAR <= int(year) <= LAST_YEAR:
             return None
         return cls(int(year), int(week))
 

@@ -13,6 +13,7 @@ The record format (one JSON object per line, or one JSON array of them)::
      "content": "The API migration is blocked...",    # text and message
      "data": {...},                           # json episodes: an object
      "source": "weekly-status",
+     "url": "https://tracker.example/browse/ATL-12",   # optional: where it lives (http/https)
      "entities": [{"name": "Alice", "type": "Person"}],          # optional, pre-extracted
      "facts": [{"source": "API Migration", "relation": "DEPENDS_ON",
                 "target": "Auth Service Refactor", "fact": "...", "valid_at": "...",
@@ -21,6 +22,7 @@ The record format (one JSON object per line, or one JSON array of them)::
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import re
@@ -33,6 +35,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memory.graph_settings import ontology_for
+from memory.json_input import Unreadable, decode, first_problem
 from memory.models import Episode, Graph
 from memory.names import normalize_name
 from memory.ontology import Ontology
@@ -41,9 +44,16 @@ MAX_CONTENT_BYTES = 64 * 1024
 MAX_AUTHOR_LENGTH = 200
 MAX_SOURCE_LENGTH = 100
 MAX_EXTERNAL_ID_LENGTH = 255
+MAX_URL_LENGTH = 500
 MAX_FACTS_PER_EPISODE = 200
 WRITE_BATCH = 500
 MAX_UTC_OFFSET = timedelta(hours=16)
+
+STORED_FIELDS = ("external_id", "author", "reference_time", "type", "source", "content", "data",
+                 "entities", "facts")
+"""The fields of a record that are stored: a NUL, an unpaired surrogate, an unreadable number or
+nesting deeper than ``json_input.MAX_DEPTH`` in one of them rejects the record (other fields are
+ignored, whatever they hold)."""
 
 # Zep's convention for chat messages: "Name: text" names its author.
 _MESSAGE_AUTHOR = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s+(\S.*)$", re.DOTALL)
@@ -70,12 +80,16 @@ class EpisodeInput:
     source: str = ""
     external_id: str | None = None
     supplied: dict[str, Any] | None = None
+    url: str = ""
 
     @property
     def content_hash(self) -> str:
+        fields: list[Any] = [self.author, self.reference_time.isoformat(), self.type,
+                             self.content, self.data, self.source, self.supplied]
+        if self.url:  # appended only when given: hashes of records without one stay as they were
+            fields.append(self.url)
         canonical = json.dumps(
-            [self.author, self.reference_time.isoformat(), self.type, self.content, self.data,
-             self.source, self.supplied],
+            fields,
             sort_keys=True,
             ensure_ascii=False,
             default=str,
@@ -125,11 +139,13 @@ class IngestReport:
 def read_records(payload: bytes) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, parsed JSON or InvalidEpisode)`` from JSON Lines, or from one JSON
     array (numbered by item). Blank lines are skipped; a line that is not UTF-8 or not JSON is
-    yielded as an ``InvalidEpisode`` so the caller reports it and goes on."""
+    yielded as an ``InvalidEpisode`` so the caller reports it and goes on. A UTF-8 byte-order
+    mark at the start (Windows editors write one) is not content."""
+    payload = payload.removeprefix(codecs.BOM_UTF8)
     stripped = payload.lstrip()
     if stripped.startswith(b"["):
         try:
-            items = json.loads(payload.decode("utf-8"))
+            items = decode(payload.decode("utf-8"))
         except UnicodeDecodeError as exc:
             yield 1, InvalidEpisode("line", f"not valid UTF-8 ({exc.reason} at byte {exc.start})")
             return
@@ -150,7 +166,7 @@ def read_records(payload: bytes) -> Iterator[tuple[int, Any]]:
             )
             continue
         try:
-            yield number, json.loads(text)
+            yield number, decode(text)
         except json.JSONDecodeError as exc:
             yield number, InvalidEpisode("line", f"malformed JSON: {exc.msg} at column {exc.colno}")
 
@@ -205,8 +221,14 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     """Validate one record; raise ``InvalidEpisode`` naming the field and the reason."""
     if isinstance(record, InvalidEpisode):
         raise record
+    if isinstance(record, Unreadable):
+        raise InvalidEpisode("line", record.reason)
     if not isinstance(record, dict):
         raise InvalidEpisode("line", "must be a JSON object")
+    for name in STORED_FIELDS:
+        problem = first_problem(record[name], name) if name in record else None
+        if problem is not None:
+            raise InvalidEpisode(*problem)
     if "reference_time" not in record or record["reference_time"] in (None, ""):
         raise InvalidEpisode("reference_time", "is required (ISO 8601 with offset)")
     reference_time = parse_timestamp(record["reference_time"], "reference_time")
@@ -219,6 +241,9 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     author = _optional_string(record, "author", MAX_AUTHOR_LENGTH)
     source = _optional_string(record, "source", MAX_SOURCE_LENGTH)
     external_id = _optional_string(record, "external_id", MAX_EXTERNAL_ID_LENGTH) or None
+    url = _optional_string(record, "url", MAX_URL_LENGTH)
+    if url and not re.match(r"^https?://[^\s/]+", url):
+        raise InvalidEpisode("url", "must be an http:// or https:// address")
 
     content, data = "", None
     if episode_type == Episode.Type.JSON:
@@ -250,6 +275,7 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
         source=source,
         external_id=external_id,
         supplied=supplied,
+        url=url,
     )
 
 
@@ -415,6 +441,7 @@ def _store_batch(
                 external_id=item.external_id,
                 author=item.author,
                 source=item.source,
+                url=item.url,
                 type=item.type,
                 content=item.content,
                 data=item.data,
@@ -428,8 +455,9 @@ def _store_batch(
                 Episode.objects.bulk_create([episode for _, episode in new])
             stored = new
         except IntegrityError:
-            # Another request stored one of these external ids between our check and our insert;
-            # fall back to one savepoint per episode so the others are still stored.
+            # Another request stored one of these episodes (the same external id, or the same
+            # record without one) between our check and our insert; fall back to one savepoint
+            # per episode so the others are still stored.
             stored = []
             for number, episode in new:
                 try:
@@ -437,8 +465,9 @@ def _store_batch(
                         episode.save(force_insert=True)
                     stored.append((number, episode))
                 except IntegrityError:
-                    report.results.append(LineResult(number, "duplicate",
-                                                     reason="external_id already stored"))
+                    report.results.append(LineResult(number, "duplicate", reason=(
+                        "external_id already stored" if episode.external_id
+                        else "identical episode already stored")))
     for number, episode in stored:
         report.results.append(LineResult(number, "stored", episode_uuid=str(episode.uuid)))
         report.stored_ids.append(episode.pk)

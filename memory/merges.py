@@ -164,3 +164,19 @@ def _forget(graph_id: int) -> None:
     from memory.resolution import forget_name_index
 
     forget_name_index(graph_id)
+
+
+def suggest_declared_duplicates(graph_id: int, pairs: list[tuple[int, int]],
+                                now: datetime | None = None) -> None:
+    """A tracker said an item duplicates another (``DUPLICATE_OF``): suggest merging it into the
+    other, for a person to decide — never merged automatically: the duplicate has its own history
+    (its reporter, its "duplicate" status), which would land on the other item. A pair already
+    suggested (open, accepted or rejected) is not suggested again."""
+    if not pairs:
+        return
+    MergeSuggestion.objects.bulk_create(
+        [MergeSuggestion(graph_id=graph_id, entity_id=duplicate, into_id=kept, score=1.0,
+                         created_at=now or timezone.now())
+         for duplicate, kept in dict.fromkeys(pairs)],
+        ignore_conflicts=True,
+    )

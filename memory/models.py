@@ -97,6 +97,8 @@ class Episode(models.Model):
         "Entity", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     source = models.CharField(max_length=100, blank=True)
+    url = models.URLField(max_length=500, blank=True)
+    """Where it lives in the tool it came from (a tracker item's page): every page links back."""
     type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
     content = models.TextField(blank=True)
     data = models.JSONField(null=True, blank=True)
@@ -123,6 +125,13 @@ class Episode(models.Model):
                 fields=["graph", "external_id"],
                 condition=Q(external_id__isnull=False),
                 name="episode_unique_external_id_per_graph",
+            ),
+            # Without an external id, the same record is the same episode: the database keeps
+            # concurrent requests from storing it twice (the ingestion's look-up cannot).
+            models.UniqueConstraint(
+                fields=["graph", "content_hash"],
+                condition=Q(external_id__isnull=True) & ~Q(content_hash=""),
+                name="episode_unique_content_per_graph",
             ),
         ]
         indexes = [
@@ -407,6 +416,16 @@ class PipelineRun(models.Model):
             models.UniqueConstraint(
                 fields=["graph"], condition=Q(status="running"), name="run_one_running_per_graph"
             ),
+            # One queued run per graph and as-of time (requests made at once share it); two
+            # constraints because a NULL as_of would make every row distinct.
+            models.UniqueConstraint(
+                fields=["graph"], condition=Q(status="queued", as_of__isnull=True),
+                name="run_one_queued_per_graph",
+            ),
+            models.UniqueConstraint(
+                fields=["graph", "as_of"], condition=Q(status="queued", as_of__isnull=False),
+                name="run_one_queued_per_graph_as_of",
+            ),
         ]
         indexes = [models.Index(fields=["graph", "-created_at"], name="run_graph_recent")]
 
@@ -416,6 +435,60 @@ class PipelineRun(models.Model):
     @property
     def is_active(self) -> bool:
         return self.status in {self.Status.QUEUED, self.Status.RUNNING}
+
+
+class ImportRun(models.Model):
+    """One import of a tracker export into a graph (``memory.importers``): what was asked, its
+    progress while it runs, and what it stored, skipped and refused, item by item."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="imports")
+    format = models.CharField(max_length=20)
+    filename = models.CharField(max_length=255, blank=True)
+    since = models.DateTimeField(null=True, blank=True)
+    """Only changes from then on (an incremental import)."""
+    options = models.JSONField(default=dict)
+    """What the reader is told (``base_url``, ``timezone``)."""
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    payload = models.BinaryField(blank=True, default=b"")
+    """The uploaded export until the run has read it (emptied when it ends)."""
+    items = models.PositiveIntegerField(default=0)
+    """Tracker items read from the export."""
+    episodes = models.PositiveIntegerField(default=0)
+    """Episodes mapped from them (one per change)."""
+    processed = models.PositiveIntegerField(default=0)
+    """Episodes handed to ingestion so far (the progress)."""
+    stored = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    problems = models.JSONField(default=list)
+    """Each bad item or episode: ``{"position", "item", "reason"}``."""
+    error = models.TextField(blank=True)
+    """Why the whole import was refused (the wrong format...): nothing was stored."""
+    requested_by = models.ForeignKey(
+        USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["graph", "created_at"], name="import_graph_created")]
+
+    def __str__(self) -> str:
+        return f"{self.format} import into {self.graph_id} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.SUCCEEDED:
+            return 100
+        return int(100 * self.processed / self.episodes) if self.episodes else 0
 
 
 class LLMCall(models.Model):
@@ -491,6 +564,7 @@ class Observation(models.Model):
         DEPENDENCY_CHAIN = "dependency_chain", "Dependency chain"
         RECURRING_ISSUE = "recurring_issue", "Recurring issue"
         SHARED_CONTEXT = "shared_context", "Shared context"
+        STALLED = "stalled", "Stalled"
 
     class RetiredReason(models.TextChoices):
         SUPERSEDED = "superseded", "Superseded by a new version"
@@ -515,6 +589,12 @@ class Observation(models.Model):
     window_start = models.DateTimeField()
     window_end = models.DateTimeField()
     evidence_fingerprint = models.CharField(max_length=64)
+    facts_fingerprint = models.CharField(max_length=64, blank=True)
+    """Its facts and which of them ended, whatever updates restate them: a cluster with the same
+    facts is a restatement, which updates this version in place instead of making a new one."""
+    restatements = models.JSONField(default=list, blank=True)
+    """Each time other updates restated it in place: ``{"at", "run", "episodes"}`` (how many
+    updates joined). Its history shows them as "restated by N updates"."""
     episode_count = models.PositiveIntegerField(default=0)
     fact_count = models.PositiveIntegerField(default=0)
     people_count = models.PositiveIntegerField(default=0)

@@ -3,13 +3,21 @@
 The default covers both of our users (project status updates and support queues). A graph may
 override it through ``Graph.ontology`` (see ``build_ontology``): add entity types, add relations
 or change a relation's phrasings / linking mode, allow the ``RELATES_TO`` fallback, and add
-completion statuses.
+completion or ended statuses.
+
+Two kinds of final status end an item: a **completion** status (done, resolved, merged...) means
+the work was done; an **ended** status (won't fix, duplicate, invalid...) means it stopped without
+being done. Both apply the resolution rules (nothing waits on an item that is over), only a
+completion counts as done.
 
 Each relation declares how it links episodes in the episode graph (DESIGN §4):
 
 * ``pair``   — the exact (source, relation, target) triple must match (ownership, membership);
-* ``target`` — episodes whose facts point the relation at the same target link (two workstreams
-  both ``DEPENDS_ON`` the auth refactor; three customers ``REPORTED`` the same error);
+* ``target`` — episodes whose facts point the relation at the same target link (three customers
+  ``REPORTED`` the same error);
+* ``chain``  — ``target``, and the source too: episodes link when their facts share an end, so
+  two workstreams both ``DEPENDS_ON`` the auth refactor link, and so does the update saying the
+  refactor itself waits on a security review (a chain is linked end to end);
 * ``none``   — generic relations and shared statuses link nothing.
 """
 
@@ -18,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-LinkingMode = Literal["pair", "target", "none"]
+LinkingMode = Literal["pair", "target", "chain", "none"]
 Cardinality = Literal["single", "many"]
 
 ENTITY_TYPES: tuple[str, ...] = (
@@ -36,9 +44,20 @@ ENTITY_TYPES: tuple[str, ...] = (
 
 # Status names (normalized, lower case) that mean "this work is finished". A work item reaching one
 # of them ends the DEPENDS_ON facts that point at it (the resolution rule).
+# The defaults cover the common trackers: GitHub (closed, merged), Jira and Linear (done,
+# resolved, closed), Bugzilla (RESOLVED / VERIFIED FIXED).
 COMPLETION_STATUSES: frozenset[str] = frozenset(
     {"done", "shipped", "completed", "resolved", "released", "launched", "finished", "merged",
-     "closed", "live", "delivered", "fixed"}
+     "closed", "live", "delivered", "verified", "fixed"}
+)
+
+# Status names that end an item without it being done: Bugzilla's and Jira's resolutions, GitHub's
+# "not planned" and its default labels, Linear's "canceled". Like a completion they end what waits
+# on the item (it will never be delivered); unlike one they are never shown as done.
+ENDED_STATUSES: frozenset[str] = frozenset(
+    {"won't fix", "wontfix", "wont fix", "won't do", "duplicate", "invalid", "incomplete",
+     "worksforme", "works for me", "cannot reproduce", "not planned", "cancelled", "canceled",
+     "obsolete", "inactive", "declined", "rejected", "moved", "expired"}
 )
 
 
@@ -84,6 +103,7 @@ class Ontology:
     relations: dict[str, Relation]
     completion_statuses: frozenset[str]
     allow_relates_to: bool = False
+    ended_statuses: frozenset[str] = ENDED_STATUSES
     resolution_rules: tuple[ResolutionRule, ...] = DEFAULT_RESOLUTION_RULES
 
     def relation(self, name: str) -> Relation | None:
@@ -109,7 +129,17 @@ class Ontology:
         return rel.linking if rel else "none"
 
     def is_completion_status(self, status_name: str) -> bool:
+        """The work is done (shown as done; never a root blocker)."""
         return status_name.strip().lower() in self.completion_statuses
+
+    def is_ended_status(self, status_name: str) -> bool:
+        """The item stopped without being done (won't fix, duplicate, invalid...)."""
+        return status_name.strip().lower() in self.ended_statuses
+
+    def is_final_status(self, status_name: str) -> bool:
+        """Done or ended: the resolution rules apply (nothing waits on it any more)."""
+        key = status_name.strip().lower()
+        return key in self.completion_statuses or key in self.ended_statuses
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +158,7 @@ class Ontology:
                 for r in self.relations.values()
             ],
             "completion_statuses": sorted(self.completion_statuses),
+            "ended_statuses": sorted(self.ended_statuses),
             "resolution_rules": [
                 {"relation": r.relation, "side": r.side} for r in self.resolution_rules
             ],
@@ -136,6 +167,7 @@ class Ontology:
 
 
 _WORK = ("WorkItem", "Service", "Product")
+_TRACKED = ("WorkItem", "Issue")
 
 DEFAULT_RELATIONS: tuple[Relation, ...] = (
     Relation(
@@ -163,7 +195,7 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         "the source; BLOCKS is the same relation reversed).",
         ("WorkItem", "Service", "Product"),
         _WORK,
-        "target",
+        "chain",
         phrasings=("waiting on", "waiting for", "blocked by", "blocked on", "depends on",
                    "needs", "requires", "can't move until ready"),
         reverse_names=("BLOCKS", "BLOCKING", "IS_BLOCKING"),
@@ -179,9 +211,9 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
     ),
     Relation(
         "REPORTED",
-        "A customer or person reported an issue.",
+        "A customer or person reported an issue (or a tracker item: its reporter).",
         ("Customer", "Person"),
-        ("Issue",),
+        ("Issue", "WorkItem"),
         "target",
         phrasings=("reported", "reports", "is seeing", "hit", "ran into", "complained about"),
         reverse_names=("REPORTED_BY",),
@@ -222,6 +254,38 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         phrasings=("uses", "is using", "runs on"),
     ),
     Relation(
+        "TRACKS",
+        "A tracking item (a [meta] bug, an epic, a tracking issue with a task list, a parent "
+        "issue) tracks an item: a parent, never something the item waits on (stored with the "
+        "tracking item as the source).",
+        _TRACKED,
+        _TRACKED,
+        "chain",
+        phrasings=("tracks", "is tracking", "is the parent of", "parent of", "has sub-task",
+                   "has subtask"),
+        reverse_names=("TRACKED_BY", "CHILD_OF", "SUBTASK_OF", "SUB_ISSUE_OF", "PARENT_IS"),
+    ),
+    Relation(
+        "DUPLICATE_OF",
+        "A tracker item was closed as a duplicate of another (the same problem reported twice); "
+        "also a merge suggestion for a person to decide.",
+        _TRACKED,
+        _TRACKED,
+        "pair",
+        cardinality="single",
+        phrasings=("duplicates", "is a duplicate of", "duplicate of"),
+        reverse_names=("DUPLICATED_BY", "HAS_DUPLICATE"),
+    ),
+    Relation(
+        "REPLACES",
+        "An item replaces (supersedes) an older one: the same line of work continued.",
+        _TRACKED,
+        _TRACKED,
+        "pair",
+        phrasings=("replaces", "supersedes"),
+        reverse_names=("REPLACED_BY", "SUPERSEDED_BY"),
+    ),
+    Relation(
         "RELATES_TO",
         "Fallback for a relation the ontology does not know (only where the graph allows it).",
         ENTITY_TYPES,
@@ -248,7 +312,8 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
          "relations": {"SUPPLIES": {"linking": "target", "source_types": ["Vendor"],
                                     "target_types": ["Product"], "phrasings": ["supplies"]},
                        "USES": {"linking": "pair"}},  # change a default relation
-         "completion_statuses": ["deployed"],
+         "completion_statuses": ["deployed"],        # done (taken out of the ended ones)
+         "ended_statuses": ["non-compat"],           # over without done (out of completion)
          "resolution_rules": [{"relation": "DEPENDS_ON", "side": "target"}],
          "allow_relates_to": true}
     """
@@ -274,8 +339,8 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
             if "reverse_names" in spec else None,
         }
         given = {k: v for k, v in fields_.items() if v is not None}
-        if given.get("linking") not in (None, "pair", "target", "none"):
-            raise ValueError(f"relation {key}: linking must be pair, target or none")
+        if given.get("linking") not in (None, "pair", "target", "chain", "none"):
+            raise ValueError(f"relation {key}: linking must be pair, target, chain or none")
         if given.get("cardinality") not in (None, "single", "many"):
             raise ValueError(f"relation {key}: cardinality must be single or many")
         if base is not None:
@@ -291,9 +356,12 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
                 phrasings=given.get("phrasings", ()),
                 reverse_names=given.get("reverse_names", ()),
             )
-    completion = ontology.completion_statuses | frozenset(
-        s.strip().lower() for s in overrides.get("completion_statuses", [])
-    )
+    # A status named in one set leaves the other: a graph may say that "closed" ends its items
+    # without their being done, or that "incomplete" is how its team says done.
+    added_done = frozenset(s.strip().lower() for s in overrides.get("completion_statuses", []))
+    added_ended = frozenset(s.strip().lower() for s in overrides.get("ended_statuses", []))
+    completion = (ontology.completion_statuses - added_ended) | added_done
+    ended = (ontology.ended_statuses - added_done) | added_ended
     rules = ontology.resolution_rules
     if "resolution_rules" in overrides:
         rules = tuple(
@@ -306,6 +374,7 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
         entity_types=entity_types,
         relations=relations,
         completion_statuses=completion,
+        ended_statuses=ended,
         allow_relates_to=bool(overrides.get("allow_relates_to", False)),
         resolution_rules=rules,
     )

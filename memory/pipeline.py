@@ -28,13 +28,20 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
+from memory.engine.context import build_context, extend_clusters, settle_dependencies
 from memory.engine.lifecycle import Reconciliation, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
 from memory.llm import llm_enabled
 from memory.models import Episode, Graph, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
-from memory.snapshot import load_active_observations, load_details, load_snapshot
+from memory.snapshot import (
+    completion_status_ids,
+    load_active_observations,
+    load_details,
+    load_ended_reports,
+    load_snapshot,
+)
 from memory.summarize import TEMPLATE_GENERATOR, summarize_cluster
 
 logger = logging.getLogger(__name__)
@@ -122,15 +129,25 @@ def request_run(
     as_of: datetime | None = None,
 ) -> PipelineRun:
     """A queued run for the graph (an existing queued one is reused): what the pages, the API and
-    the scheduler create before a worker takes it."""
+    the scheduler create before a worker takes it. Requests made at the same moment get the same
+    run (the database keeps one queued run per graph and as-of time)."""
     queued = PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED,
-                                        as_of=as_of).first()
-    if queued is not None:
-        return queued
-    return PipelineRun.objects.create(
-        graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
-        settings=graph_settings(graph),
-    )
+                                        as_of=as_of)
+    existing = queued.first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return PipelineRun.objects.create(
+                graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
+                settings=graph_settings(graph),
+            )
+    except IntegrityError:
+        # Another request queued it between our look-up and our insert.
+        existing = queued.first()
+        if existing is None:  # pragma: no cover - and a worker took it in between
+            raise
+        return existing
 
 
 def claim_run(run: PipelineRun) -> bool:
@@ -156,9 +173,23 @@ def run_pipeline(
     as_of: datetime | None = None,
     user: AbstractBaseUser | None = None,
 ) -> PipelineRun | None:
-    """Run the pipeline now, in this process. ``None`` when another run holds the graph."""
-    run = request_run(graph, trigger=trigger, user=user, as_of=as_of)
-    if not claim_run(run):
+    """Run the pipeline now, in this process (a run already queued for the graph is taken).
+    ``None`` when another run holds the graph — and then nothing is left queued behind it for
+    nobody to run: whoever runs the graph next sees what changed."""
+    queued = PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED,
+                                        as_of=as_of).first()
+    if queued is not None:
+        return execute_run(queued) if claim_run(queued) else None
+    abandon_stale_runs(graph.pk)
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            run = PipelineRun.objects.create(
+                graph=graph, trigger=trigger, requested_by=user, as_of=as_of,
+                settings=graph_settings(graph), status=PipelineRun.Status.RUNNING,
+                started_at=now, heartbeat_at=now,
+            )
+    except IntegrityError:  # the graph is held by another run
         return None
     return execute_run(run)
 
@@ -199,35 +230,45 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         data_version = Graph.objects.values_list("data_version", flat=True).get(pk=graph.pk)
         snapshot = load_snapshot(graph, as_of=as_of, window_days=options.get("window_days"),
                                  is_now=is_now)
+        # A dependency on finished work holds nothing up, whether or not a resolution rule
+        # closed it: structure never names a done item a root blocker.
+        settled = settle_dependencies(snapshot.rows, completion_status_ids(graph, ontology))
+        ended_reports = load_ended_reports(graph, as_of=as_of, is_now=is_now)
 
     with progress.stage("cluster"), paused_gc():
-        clustering = cluster_episodes(snapshot.rows, linking, snapshot.episode_authors,
+        clustering = cluster_episodes(settled.rows, linking, snapshot.episode_authors,
                                       clustering_settings)
+        # The graph around the clusters: chains followed beyond their own updates (owners,
+        # upstream, what trackers track, reports customers ended) become their evidence.
+        context = build_context(settled.rows, clustering.suppressed_fact_ids, settled.done,
+                                ended_reports)
+        found = extend_clusters(clustering.clusters, context)
 
     with progress.stage("reconcile"), paused_gc():
         # Read after clustering: the evidence of observations a cluster matches by fingerprint
         # is never looked at, so it is not loaded.
         active = load_active_observations(
-            graph, matched_fingerprints={cluster.fingerprint for cluster in clustering.clusters}
+            graph, matched_fingerprints={cluster.fingerprint for cluster in found}
         )
         # Only the episodes of observations that may retire are looked up in the window.
         in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
-        decisions: Reconciliation = reconcile(
-            clustering.clusters, active, snapshot.current_fact_ids, in_window
-        )
-    clusters = {cluster.key: cluster for cluster in clustering.clusters}
+        current = (snapshot.current_fact_ids - settled.settled.keys()) | {
+            report.fact_id for report in ended_reports}
+        decisions: Reconciliation = reconcile(found, active, current, in_window,
+                                              settled.settled)
+    clusters = {cluster.key: cluster for cluster in found}
     changed = [clusters[created.cluster_key] for created in decisions.created]
 
     with progress.stage("analyse", total=len(changed)), paused_gc():
         details = load_details(
-            snapshot.rows,
+            settled.rows,
             {f for cluster in changed for f in cluster.fact_ids},
             {e for cluster in changed for e in cluster.episode_ids},
-            texts=with_model,
+            texts=with_model, extra_facts=context.facts,  # ended reports are not among the rows
         )
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,
-                                         details.episodes)
+                                         details.episodes, context)
             for cluster in changed
         }
 
@@ -269,11 +310,12 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "episodes": snapshot.episode_count(),
         "evidence_rows": len(snapshot.rows),
         "facts": len(snapshot.current_fact_ids),
-        "clusters": len(clustering.clusters),
+        "clusters": len(found),
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
         "updated": sum(1 for c in decisions.created if c.lineage is not None),
         "untouched": len(decisions.untouched),
+        "restated": len(decisions.restated),
         "retired": len(decisions.retired),
         "retired_by_reason": _by_reason(decisions),
         "llm": llm,
@@ -287,7 +329,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             tokens_in=llm["tokens_in"], tokens_out=llm["tokens_out"],
         )
         publish_run(run, drafts=drafts, retired=decisions.retired, names=names,
-                    now=as_of if not is_now else timezone.now(), counts=counts)
+                    now=as_of if not is_now else timezone.now(), counts=counts,
+                    restated=[(r, clusters[r.cluster_key]) for r in decisions.restated])
     PipelineRun.objects.filter(pk=run.pk).update(
         progress={"percent": 100, "stages": progress.stages}, timings=progress.timings
     )

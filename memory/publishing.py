@@ -19,10 +19,10 @@ from uuid import UUID
 from django.db import connection, transaction
 from django.db.models import Field, Model
 
-from memory.engine.lifecycle import Retired
+from memory.engine.lifecycle import Restated, Retired
 from memory.engine.structure import Structure
 from memory.engine.types import Cluster
-from memory.models import Claim, Observation, PipelineRun
+from memory.models import Claim, Episode, Observation, PipelineRun
 from memory.summarize import SummaryOutcome
 
 BATCH = 2_000
@@ -55,11 +55,13 @@ def publish_run(
     names: Mapping[int, str],
     now: datetime,
     counts: dict[str, Any],
+    restated: Sequence[tuple[Restated, Cluster]] = (),
 ) -> dict[int, Observation]:
-    """Write the run's observations and retirements atomically; returns the created observations
-    by cluster key."""
+    """Write the run's observations, restatements and retirements atomically; returns the
+    created observations by cluster key."""
     with transaction.atomic():
         created = _create_observations(run, drafts, names, now)
+        _restate(run, restated, now)
         _retire(run, retired, created, now)
         PipelineRun.objects.filter(pk=run.pk).update(
             status=PipelineRun.Status.SUCCEEDED,
@@ -93,6 +95,7 @@ def _create_observations(
                 window_start=structure.window_start,
                 window_end=structure.window_end,
                 evidence_fingerprint=draft.cluster.fingerprint,
+                facts_fingerprint=draft.cluster.facts_fingerprint,
                 episode_count=len(structure.episode_ids),
                 fact_count=len(structure.fact_ids),
                 people_count=len(structure.people),
@@ -235,6 +238,44 @@ def _copy(table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) 
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row(row)
+
+
+def _restate(
+    run: PipelineRun, restated: Sequence[tuple[Restated, Cluster]], now: datetime
+) -> None:
+    """Bring restated observations' evidence up to date in place: the updates that restated
+    them join their evidence, their counts and window follow, and their history records it.
+    Nothing else changes: the same facts, the same version, the same summary."""
+    if not restated:
+        return
+    added = {e for item, _ in restated for e in item.added_episode_ids}
+    times = dict(Episode.objects.filter(pk__in=added).values_list("pk", "reference_time"))
+    rows = Observation.objects.in_bulk([item.observation_id for item, _ in restated])
+    insert_links(Observation.episodes.through, ("observation_id", "episode_id"), (
+        (item.observation_id, e) for item, _ in restated for e in item.added_episode_ids))
+    changed = []
+    for item, cluster in restated:
+        observation = rows.get(item.observation_id)
+        if observation is None or observation.status != Observation.Status.ACTIVE:
+            continue
+        moments = [times[e] for e in item.added_episode_ids if e in times]
+        if moments:
+            observation.window_start = min(observation.window_start, *moments)
+            observation.window_end = max(observation.window_end, *moments)
+        observation.episode_count = len(cluster.episode_ids)
+        observation.evidence_fingerprint = cluster.fingerprint
+        observation.restatements = [*observation.restatements, {
+            "at": now.isoformat(), "run": str(run.uuid),
+            "episodes": len(item.added_episode_ids)}]
+        structure = dict(observation.structure or {})
+        structure["episodes"] = list(cluster.episode_ids)
+        structure["window"] = {"start": observation.window_start.isoformat(),
+                               "end": observation.window_end.isoformat()}
+        observation.structure = structure
+        changed.append(observation)
+    Observation.objects.bulk_update(changed, ["window_start", "window_end", "episode_count",
+                                              "evidence_fingerprint", "restatements",
+                                              "structure"])
 
 
 def _retire(

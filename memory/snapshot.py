@@ -9,16 +9,18 @@ only for the clusters that changed.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Iterator, Sequence, Set
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import connection
 from django.db.models import Model, QuerySet
 
+from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
+from memory.ontology import Ontology
 
 CHUNK = 5_000
 
@@ -99,6 +101,43 @@ def load_rows(
         return cursor.fetchall()
 
 
+def completion_status_ids(graph: Graph, ontology: Ontology) -> set[int]:
+    """The graph's status entities that mean "finished" (one query over its statuses)."""
+    return {
+        pk for pk, name in Entity.objects.filter(graph=graph, type="Status")
+        .values_list("pk", "name") if ontology.is_completion_status(name)
+    }
+
+
+def load_ended_reports(graph: Graph, *, as_of: datetime, is_now: bool) -> list[EndedReport]:
+    """The reports their customers ended ("resolved for us") of issues that others still report
+    at ``as_of``: what a recurring issue says besides who reports it (two queries, none when no
+    customer ever ended a report)."""
+    believed = {"expired_at__isnull": True} if is_now else {}
+    still = Fact.objects.filter(graph=graph, relation="REPORTED", valid_at__lte=as_of,
+                                invalid_at__isnull=True, **believed).values("target_id")
+    rows = list(
+        Fact.objects.filter(graph=graph, relation="REPORTED",
+                            close_reason=Fact.CloseReason.EXPLICIT, invalid_at__lte=as_of,
+                            target_id__in=still)
+        .values_list("pk", "source_id", "target_id", "valid_at", "invalid_at",
+                     "closed_by_episode_id")
+    )
+    if not rows:
+        return []
+    episodes: dict[int, list[int]] = defaultdict(list)
+    for fact_id, episode_id in FactEvidence.objects.filter(
+        fact_id__in=[row[0] for row in rows]
+    ).values_list("fact_id", "episode_id"):
+        episodes[fact_id].append(episode_id)
+    return [
+        EndedReport(fact_id=pk, reporter_id=source, issue_id=target,
+                    episode_ids=tuple(sorted(episodes.get(pk, ()))), first_reported=valid_at,
+                    ended_at=invalid_at, ended_by_episode=closer)
+        for pk, source, target, valid_at, invalid_at, closer in rows
+    ]
+
+
 def load_active_observations(
     graph: Graph, *, matched_fingerprints: Set[str] | None = None
 ) -> list[ActiveObservation]:
@@ -112,16 +151,16 @@ def load_active_observations(
     active one keeps its evidence, since only one of them can be matched."""
     heads = list(
         Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE).values_list(
-            "pk", "lineage", "version", "evidence_fingerprint"
+            "pk", "lineage", "version", "evidence_fingerprint", "facts_fingerprint", "kind"
         )
     )
     if not heads:
         return []
     wanted: set[int] | None = None
     if matched_fingerprints is not None:
-        seen = Counter(fingerprint for *_, fingerprint in heads)
+        seen = Counter(head[3] for head in heads)
         wanted = {
-            pk for pk, _, _, fingerprint in heads
+            pk for pk, _, _, fingerprint, _, _ in heads
             if fingerprint not in matched_fingerprints or seen[fingerprint] > 1
         }
     episodes = _ids_by_observation(graph, Observation.episodes.through, "episode_id", wanted)
@@ -131,9 +170,9 @@ def load_active_observations(
             id=pk, lineage=lineage, version=version,
             episode_ids=tuple(sorted(episodes.get(pk, ()))),
             fact_ids=tuple(sorted(facts.get(pk, ()))),
-            fingerprint=fingerprint,
+            fingerprint=fingerprint, facts_fingerprint=facts_key, kind=kind,
         )
-        for pk, lineage, version, fingerprint in heads
+        for pk, lineage, version, fingerprint, facts_key, kind in heads
     ]
 
 
@@ -190,7 +229,8 @@ class Details:
 
 
 def load_details(
-    rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int], *, texts: bool = True
+    rows: Sequence[Row], fact_ids: set[int], episode_ids: set[int], *, texts: bool = True,
+    extra_facts: Mapping[int, FactInfo] | None = None,
 ) -> Details:
     """Facts, entities and episodes of the changed clusters: the facts from the rows, the
     entities and episodes (and, with texts, the facts' sentences) in one query each on
@@ -198,7 +238,10 @@ def load_details(
 
     ``texts=False`` leaves out the episodes' texts and the facts' sentences (``episode_texts`` and
     ``fact_sentences`` are empty): only a model's prompt reads them, and a template run at
-    100,000 episodes would otherwise read and decode every episode's content and JSON."""
+    100,000 episodes would otherwise read and decode every episode's content and JSON.
+
+    ``extra_facts``: facts that are not among the rows (the ended reports a recurring issue
+    cites), used for those of ``fact_ids`` the rows do not have."""
     # The facts come from the rows (which carry source, relation and target): reading ~300,000
     # facts again by id cost a second at 100,000 episodes. Only their sentences need a query.
     episodes_of: dict[int, list[int]] = defaultdict(list)
@@ -215,6 +258,11 @@ def load_details(
                                   tuple(sorted(episodes_of[fact_id])))
         entity_ids.add(source)
         entity_ids.add(target)
+    for fact_id, info in (extra_facts or {}).items():
+        if fact_id in fact_ids and fact_id not in facts:
+            facts[fact_id] = info
+            entity_ids.add(info.source_id)
+            entity_ids.add(info.target_id)
     sentences: dict[int, str] = (
         dict(_select_by_ids(Fact, ("id", "sentence"), fact_ids)) if texts else {}
     )

@@ -13,6 +13,7 @@ from datetime import timedelta
 from itertools import batched
 
 from celery import shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, transaction
 from django.utils import timezone
@@ -25,8 +26,13 @@ logger = logging.getLogger(__name__)
 
 SWEEP_LIMIT = 500
 """Most ids one sweep hands out per kind of work (the next sweep takes the rest)."""
-PENDING_GRACE_SECONDS = 120
-"""A pending episode older than this was never picked up (e.g. Redis was down): enqueue it."""
+
+
+def pending_grace_seconds() -> int:
+    """A pending episode older than this was never picked up (e.g. Redis was down): the sweep
+    enqueues it."""
+    return int(getattr(settings, "EPISODE_PENDING_GRACE_SECONDS", 120))
+
 QUEUED_RUN_GRACE_SECONDS = 300
 
 
@@ -113,7 +119,7 @@ def sweep() -> dict[str, int]:
         else:
             _send(process_episode, episode_id)
             counts["requeued"] += 1
-    forgotten = now - timedelta(seconds=PENDING_GRACE_SECONDS)
+    forgotten = now - timedelta(seconds=pending_grace_seconds())
     waiting = list(Episode.objects.filter(
         status=Episode.Status.PENDING, ingested_at__lt=forgotten
     ).values_list("pk", flat=True)[:SWEEP_LIMIT])
@@ -137,10 +143,15 @@ def sweep() -> dict[str, int]:
 def _send(task, *args: object) -> bool:  # type: ignore[no-untyped-def]
     try:
         task.delay(*args)
-    except Exception:  # the broker is down: the next sweep tries again
-        logger.warning("could not enqueue %s%s", task.name, args, exc_info=True)
+    except Exception as exc:  # the broker is down: the next sweep tries again
+        logger.warning("could not enqueue %s (%s): %s: %s", task.name, _brief(args),
+                       type(exc).__name__, exc, exc_info=_eager())  # in-process: a bug's trace
         return False
     return True
+
+
+def _brief(args: tuple[object, ...]) -> str:
+    return ", ".join(f"{len(a)} ids" if isinstance(a, list) else repr(a) for a in args)
 
 
 def schedule_pipeline(graph_id: int) -> None:
@@ -169,7 +180,11 @@ def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
             _send(process_episode, episode_ids[0])
         else:
             for batch in batched(episode_ids, processing.BATCH_SIZE):
-                _send(process_episodes, list(batch))
+                if not _send(process_episodes, list(batch)) and not _eager():
+                    # The broker is down, so the other batches would fail too (each after
+                    # retries). The episodes are stored and pending: the sweep enqueues them
+                    # once it can (EPISODE_PENDING_GRACE_SECONDS).
+                    break
         schedule_pipeline(graph_id)
 
     transaction.on_commit(send)
@@ -185,3 +200,12 @@ def summarize_entity(entity_id: int) -> str:
 def summarize_entity_later(entity_id: int) -> None:
     """After the current transaction commits (at once outside one), write the entity's summary."""
     transaction.on_commit(lambda: _send(summarize_entity, entity_id))
+
+
+@shared_task(name="memory.run_import", autoretry_for=(OperationalError,), retry_backoff=5,
+             max_retries=3)
+def run_import(import_run_id: int) -> str:
+    """Carry out a recorded tracker import (``memory.importers.runs``)."""
+    from memory.importers.runs import execute_run
+
+    return execute_run(import_run_id)

@@ -57,10 +57,14 @@ def test_database_url() -> str:
 
 
 class Worker:
-    def __init__(self, *, queue: str, env: dict[str, str], name: str) -> None:
+    def __init__(self, *, queue: str, env: dict[str, str], name: str,
+                 as_deployed: bool = False) -> None:
+        """``as_deployed``: with the ``--without-*`` switches of docker-compose.yml's worker
+        command (what the deployment runs), not the lean set the other tests use."""
         self.queue = queue
         self.env = env
         self.name = name
+        self.as_deployed = as_deployed
         self.process: subprocess.Popen[bytes] | None = None
         ARTIFACTS.mkdir(exist_ok=True)
         self.log = ARTIFACTS / f"worker-{name}.log"
@@ -69,9 +73,12 @@ class Worker:
         command = [
             sys.executable, "-m", "celery", "-A", "dashboard", "worker",
             "--queues", self.queue, "--concurrency", "1", "--loglevel", "INFO",
-            "--hostname", f"{self.name}@%h", "--without-gossip", "--without-mingle",
-            "--without-heartbeat",
+            "--hostname", f"{self.name}@%h",
         ]
+        if self.as_deployed:
+            command += deployed_worker_switches()
+        else:
+            command += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
         with self.log.open("ab") as log:
             # A session of its own, so that SIGKILL reaches the pool's child too.
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
@@ -93,6 +100,49 @@ class Worker:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=5)
+
+
+def deployed_worker_switches() -> list[str]:
+    """The ``--without-*`` switches of the worker command in docker-compose.yml."""
+    import shlex
+
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return [word for word in shlex.split(compose["services"]["worker"]["command"])
+            if word.startswith("--without-")]
+
+
+class Beat:
+    """``celery beat`` in a subprocess: the periodic schedule of ``dashboard.celery``, sent to the
+    worker's queue (``CELERY_QUEUE`` in ``env``), its schedule file under test-artifacts."""
+
+    def __init__(self, *, env: dict[str, str], name: str) -> None:
+        self.env = env
+        self.name = name
+        self.process: subprocess.Popen[bytes] | None = None
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log = ARTIFACTS / f"beat-{name}.log"
+        self.schedule = ARTIFACTS / f"beat-{name}-{uuid.uuid4().hex[:6]}.schedule"
+
+    def start(self) -> Beat:
+        command = [sys.executable, "-m", "celery", "-A", "dashboard", "beat", "--loglevel",
+                   "INFO", "--schedule", str(self.schedule)]
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=5)
+        for leftover in ARTIFACTS.glob(f"{self.schedule.name}*"):
+            leftover.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -43,6 +43,7 @@ from dashboard.access import (
     graph_for_user,
 )
 from dashboard.forms import (
+    JSON_LINES,
     EpisodeFilterForm,
     EpisodeForm,
     UploadBatchForm,
@@ -66,7 +67,9 @@ from dashboard.selectors import (
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory import tasks
 from memory.api.services import find_duplicate
-from memory.ingestion import ingest_records, read_records
+from memory.importers import FORMAT_LABELS, WrongFormat
+from memory.importers.runs import ImportReport, import_export
+from memory.ingestion import IngestReport, ingest_records, read_records
 from memory.models import Episode
 from memory.processing import retry_episode
 
@@ -192,15 +195,27 @@ def add_episode(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def upload_episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
-    """Store every good line of a JSON Lines file, report each line, then process what was
-    stored. Posting the same file again stores nothing twice: its lines come back duplicate."""
+    """Store every good line of a JSON Lines file (or every change of a tracker export), report
+    each line (or each refused item), then process what was stored. Posting the same file again
+    stores nothing twice: its lines come back duplicate."""
     access = editable_graph_for_user(request, slug)
     form = _upload_form(request.POST, request.FILES)
     upload: UploadResult | None = None
+    report: IngestReport | ImportReport | None = None
+    now = timezone.now()
     if form.is_valid():
         file = form.cleaned_data["file"]
-        now = timezone.now()
-        report = ingest_records(access.graph, read_records(file.read()), now=now)
+        fmt = form.cleaned_data["format"]
+        if fmt == JSON_LINES:
+            report = ingest_records(access.graph, read_records(file.read()), now=now)
+        else:
+            # A tracker export is read, mapped and stored here like a JSON Lines file (storing
+            # is quick); its processing runs after the commit, with the same progress.
+            try:
+                report = import_export(access.graph, fmt, file.read(), now=now)
+            except (WrongFormat, ValueError) as exc:
+                form.add_error("file", f"Not a {FORMAT_LABELS[fmt]} file: {exc}.")
+    if form.is_valid() and report is not None:
         upload = UploadResult(
             filename=file.name, report=report, ingested_at=now,
             progress=episode_status_counts(access.graph, ingested_at=now),

@@ -15,6 +15,7 @@ from memory.api.access import get_graph
 from memory.api.auth import ApiKeyAuthentication
 from memory.api.errors import ApiError
 from memory.api.throttling import ApiKeyRateThrottle
+from memory.json_input import first_problem
 from memory.models import Graph
 
 
@@ -38,9 +39,18 @@ def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict
     return dict(serializer.validated_data)
 
 
-def json_object(request: Request) -> dict[str, Any]:
+def json_object(request: Request, *, checked: bool = True) -> dict[str, Any]:
+    """The body, a JSON object. ``checked``: refuse it (400 naming the field) when a value in it
+    cannot be stored or searched for — a NUL, an unpaired surrogate, over-deep nesting, an
+    out-of-range number (``memory.json_input``). Episode writes pass ``checked=False``: the
+    ingestion checks each record on its own, so one bad record does not refuse its batch."""
     data = request.data
     if not isinstance(data, dict):
         raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid", "The body must be a JSON object.",
                        param="body")
+    problem = first_problem(data) if checked else None
+    if problem is not None:
+        field, reason = problem
+        raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid", f"{field}: {reason}",
+                       param=field)
     return data

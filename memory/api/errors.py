@@ -157,9 +157,14 @@ def _not_found_message(exc: Exception) -> str:
 # --- Django's handlers, JSON under /api/ ---------------------------------------------------
 
 
-def _json_error(request: HttpRequest, status_code: int, code: str, message: str) -> HttpResponse:
+def json_error(request: HttpRequest, status_code: int, code: str, message: str, *,
+               param: str | None = None) -> HttpResponse:
+    """The API's error body outside DRF (Django's handlers, middleware)."""
     zep = request.path.startswith(ZEP_PREFIX)
-    return JsonResponse(error_body(code, message, zep=zep), status=status_code)
+    return JsonResponse(error_body(code, message, param=param, zep=zep), status=status_code)
+
+
+_json_error = json_error
 
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

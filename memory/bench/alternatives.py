@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import igraph
 
-from memory.engine.types import ANY_SOURCE, Row, SignatureKey
+from memory.engine.types import ANY_SOURCE, CHAIN_KEY, Row, SignatureKey
 
 NETWORKX_MISSING = (
     "the networkx comparison needs networkx: pip install -e '.[bench]' "
@@ -33,7 +33,8 @@ def signature_episodes(
     rows: Sequence[Row], linking: Mapping[str, str]
 ) -> dict[SignatureKey, set[int]]:
     """signature → the episodes carrying it (``pair``: the triple; ``target``: relation and
-    target; ``none`` relations link nothing)."""
+    target; ``chain``: ``CHAIN`` and target, and ``CHAIN`` and source; ``none`` relations link
+    nothing)."""
     found: dict[SignatureKey, set[int]] = defaultdict(set)
     for episode, _fact, source, relation, target in rows:
         mode = linking.get(relation)
@@ -41,6 +42,9 @@ def signature_episodes(
             found[(source, relation, target)].add(episode)
         elif mode == "target":
             found[(ANY_SOURCE, relation, target)].add(episode)
+        elif mode == "chain":
+            found[(ANY_SOURCE, CHAIN_KEY, target)].add(episode)
+            found[(ANY_SOURCE, CHAIN_KEY, source)].add(episode)
     return found
 
 
@@ -109,6 +113,7 @@ def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> list[in
     splits, no output. The floor of ``manage.py bench`` and of ``manage.py bench_pipeline``."""
     pair = {rel for rel, mode in linking.items() if mode == "pair"}
     target = {rel for rel, mode in linking.items() if mode == "target"}
+    chain = {rel for rel, mode in linking.items() if mode == "chain"}
     episodes = sorted({row[0] for row in rows})
     vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
     first: dict[SignatureKey, int] = {}
@@ -119,6 +124,12 @@ def floor_components(rows: Sequence[Row], linking: Mapping[str, str]) -> list[in
             key: SignatureKey = (source, relation, target_id)
         elif relation in target:
             key = (ANY_SOURCE, relation, target_id)
+        elif relation in chain:
+            vertex = vertex_of[episode]
+            hub = setdefault((ANY_SOURCE, CHAIN_KEY, source), vertex)
+            if hub != vertex:
+                edges.append((hub, vertex))
+            key = (ANY_SOURCE, CHAIN_KEY, target_id)
         else:
             continue
         vertex = vertex_of[episode]

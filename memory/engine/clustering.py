@@ -26,7 +26,9 @@ and why (hub candidates with their figures, splits) for ``PipelineRun.audit``.
 
 Algorithm
 ---------
-1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target);
+1. Each row becomes a signature (``pair``: source, relation, target; ``target``: relation, target;
+   ``chain``: two, ``(CHAIN, target)`` and ``(CHAIN, source)``, so that what waits on X, what X
+   waits on and what tracks X share X's signature and a dependency tree is linked end to end);
    a signature shared by two or more episodes links them.
 2. Hub suppression. Boilerplate restated in many updates would chain everything into one giant
    component, but a real backbone (ten workstreams waiting on one refactor) is the pattern we
@@ -49,31 +51,32 @@ Algorithm
      look harmless).
 
    A candidate is suppressed when it is an aside in at least ``hub_aside_ratio`` of its
-   multi-fact episodes, **and** restated in at least ``hub_min_restated_share`` of its episodes,
-   **and** its episodes fall into at least ``hub_min_bridged_groups`` otherwise separate
-   components. A backbone is kept because it is connected to the rest of the updates that state
-   it (``X DEPENDS_ON Auth`` shares X with ``Alice RESPONSIBLE_FOR X``) or, failing that, because
-   it is not one statement restated; an aside whose episodes are connected anyway is kept because
-   it chains nothing together; a candidate with no multi-fact episode cannot be judged an aside
-   and is kept. Suppressed signatures link nothing and their facts are left out of every
-   cluster's evidence. Every candidate is in the audit with its figures (episodes, share, facts,
-   restated share, multi-fact and aside episodes, bridged groups) and the reason for its verdict.
+   multi-fact episodes (or the only fact of every episode it is in: a heading that nothing else
+   was read from is connected to nothing in any of its updates), **and** restated in at least
+   ``hub_min_restated_share`` of its episodes, **and** its episodes fall into at least
+   ``hub_min_bridged_groups`` otherwise separate components. A backbone is kept because it is
+   connected to the rest of the updates that state it (``X DEPENDS_ON Auth`` shares X with
+   ``Alice RESPONSIBLE_FOR X``) or, failing that, because it is not one statement restated (ten
+   workstreams each waiting on the refactor, even in updates that say nothing else); an aside
+   whose episodes are connected anyway is kept because it chains nothing together.
+   Suppressed signatures link nothing; their boilerplate facts (each restated in at least
+   ``hub_min_episodes`` updates) are left out of every cluster's evidence, while a fact that
+   only shares the signature stays evidence where its update is clustered. Every candidate is
+   in the audit with its figures (episodes, share, facts, restated share, multi-fact, aside
+   and alone episodes, bridged groups) and the reason for its verdict.
 3. The episode graph (vertices = episodes in id order, one star per signature) is built in
    igraph; connected components with at least ``min_cluster_episodes`` episodes are clusters.
-4. A component above ``max_cluster_episodes`` is split with Leiden (modularity, fixed seed) on
-   its weighted episode graph: two episodes are joined by the sum of ``log(1 + N / n)`` over the
-   signatures they share (``N`` episodes in the component, ``n`` carrying the signature), so
-   rare signatures hold harder than common ones. ``N`` is the component's, not the input's: a
-   component's split then depends on the component alone, and a new update elsewhere in the
-   graph cannot reshuffle it (which would retire its observations for no change of theirs).
-   A signature on more than ``leiden_clique_limit`` episodes contributes a path through its
-   episodes (in id order) instead of a clique, to keep the graph linear in size. Parts still
-   too big are split again, at most ``leiden_max_depth`` levels; parts below
-   ``min_cluster_episodes`` are dropped. Every split is in the audit.
+4. A component above ``max_cluster_episodes`` is split along its structure, never by time or
+   by density: its dependency trees (work items joined by ``DEPENDS_ON``/``TRACKS``, whichever
+   way) and its issues (``REPORTED``/``AFFECTS``/``PRECEDED_BY``) each become a part, an update
+   going with the structure most of its facts are about and an update about none with the
+   structure its shared signatures lead to (``structural_parts``). A component with one
+   structure (one tree, one issue, or none: an ownership restated for months) stays whole,
+   however big: splitting it would only make look-alike copies of one pattern. Parts below
+   ``min_cluster_episodes`` are dropped. Every oversized component is in the audit.
 
 Same input, same output, whatever order the rows come in: vertices are numbered by episode id,
-every list is sorted, the Leiden graph is built from signatures in canonical order and igraph's
-random number generator is seeded before each Leiden call (and restored after it).
+every list is sorted, and a split places updates by votes whose ties go to the smallest id.
 
 Cost: one pass over the rows to group them by signature (about what building the bare episode
 graph costs), a pass over the rows of hub candidates' episodes, and one more to gather each
@@ -86,10 +89,7 @@ the floor, inside whole runs on a database).
 from __future__ import annotations
 
 import gc
-import itertools
 import math
-import random
-import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -98,8 +98,10 @@ from typing import Any, NamedTuple
 
 import igraph
 
+from memory.engine.structure import ISSUE_AS_SOURCE, ISSUE_AS_TARGET, TREE_RELATIONS
 from memory.engine.types import (
     ANY_SOURCE,
+    CHAIN_KEY,
     Cluster,
     Link,
     Row,
@@ -113,8 +115,7 @@ about."""
 
 PAIR = "pair"
 TARGET = "target"
-LEIDEN_ITERATIONS = 2
-"""igraph's default; the seed, not the iteration count, is what makes the result repeatable."""
+CHAIN = "chain"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,13 +138,8 @@ class ClusteringSettings:
     """...and whose episodes fall into at least this many otherwise separate components. 2 means:
     it would merge at least two unrelated groups."""
     max_cluster_episodes: int = 50
-    """The size cap: a bigger component is split with Leiden."""
-    leiden_resolution: float = 1.0
-    leiden_seed: int = 42
-    leiden_max_depth: int = 3
-    """How many times a part still above the cap is split again."""
-    leiden_clique_limit: int = 64
-    """Signatures on more episodes than this contribute a path, not a clique, to Leiden's graph."""
+    """The size cap: a bigger component is split along its structure, if it has more than one
+    (separate dependency trees, separate issues); otherwise it stays whole."""
 
     def __post_init__(self) -> None:
         checks = {
@@ -155,9 +151,6 @@ class ClusteringSettings:
             "hub_min_restated_share": 0.0 <= self.hub_min_restated_share <= 1.0,
             "hub_min_bridged_groups": self.hub_min_bridged_groups >= 1,
             "max_cluster_episodes": self.max_cluster_episodes >= self.min_cluster_episodes,
-            "leiden_resolution": self.leiden_resolution > 0,
-            "leiden_max_depth": self.leiden_max_depth >= 0,
-            "leiden_clique_limit": self.leiden_clique_limit >= 2,
         }
         for name, ok in checks.items():
             if not ok:
@@ -195,6 +188,9 @@ class ClusteringSettings:
 class ClusteringResult:
     clusters: tuple[Cluster, ...]
     audit: dict[str, Any]
+    suppressed_fact_ids: frozenset[int] = frozenset()
+    """The boilerplate: facts left out of every cluster's evidence (and out of the graph that
+    structure analysis follows)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +203,8 @@ class HubVerdict:
     fact_count: int
     multi_fact_episodes: int
     aside_episodes: int
+    alone_episodes: int
+    """Episodes in which its facts are the only ones (a heading with nothing else read)."""
     bridged_groups: int | None
     """For asides only: the components its episodes fall into on the graph without any aside
     candidate (``None`` for a candidate connected to the rest of its updates)."""
@@ -219,8 +217,9 @@ class HubVerdict:
 
     @property
     def aside_ratio(self) -> float | None:
+        """Asides among its multi-fact episodes; 1 when it is alone in every episode."""
         if not self.multi_fact_episodes:
-            return None
+            return 1.0 if self.alone_episodes else None
         return self.aside_episodes / self.multi_fact_episodes
 
     def as_dict(self) -> dict[str, Any]:
@@ -233,6 +232,7 @@ class HubVerdict:
             "restated_share": round(self.restated_share, 4),
             "multi_fact_episodes": self.multi_fact_episodes,
             "aside_episodes": self.aside_episodes,
+            "alone_episodes": self.alone_episodes,
             "aside_ratio": None if ratio is None else round(ratio, 4),
             "bridged_groups": self.bridged_groups,
             "suppressed": self.suppressed,
@@ -292,11 +292,14 @@ def _cluster(
     suppressed_facts: set[int] = set()
     for verdict in verdicts:
         if verdict.suppressed:
-            suppressed_facts.update(links.pop(verdict.signature.key).fact_ids)
+            links.pop(verdict.signature.key)
+            suppressed_facts.update(boilerplate_facts(index.rows(verdict.signature.key),
+                                                      settings))
 
     membership = component_membership(graph)
     groups = collect_components(membership, episodes, settings)
-    parts, splits = split_oversized(groups, links, membership, vertex_of, settings)
+    parts, splits = split_oversized(groups, links, membership, vertex_of, rows,
+                                    suppressed_facts, settings)
     clusters = assemble_clusters(parts, rows, links, index, suppressed_facts)
 
     audit = {
@@ -314,7 +317,20 @@ def _cluster(
         "splits": splits,
         "settings": settings.as_dict(),
     }
-    return ClusteringResult(clusters=clusters, audit=audit)
+    return ClusteringResult(clusters=clusters, audit=audit,
+                            suppressed_fact_ids=frozenset(suppressed_facts))
+
+
+def boilerplate_facts(rows: Sequence[Row], settings: ClusteringSettings) -> set[int]:
+    """The facts of a suppressed signature that are its boilerplate: each restated in at least
+    ``hub_min_episodes`` updates. A fact that merely shares the suppressed signature ("the SSO
+    rollout is blocked on the security review", said once, next to a footer restating that the
+    launch depends on it) still links nothing through it, but stays evidence where its update is
+    clustered, and a chain followed through the graph still finds it."""
+    episodes: dict[int, set[int]] = defaultdict(set)
+    for row in rows:
+        episodes[row[1]].add(row[0])
+    return {fact for fact, eps in episodes.items() if len(eps) >= settings.hub_min_episodes}
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,6 +347,7 @@ class SignatureIndex:
     def build(cls, rows: Sequence[Row], linking: Mapping[str, str]) -> SignatureIndex:
         pair = {rel for rel, mode in linking.items() if mode == PAIR}
         target = {rel for rel, mode in linking.items() if mode == TARGET}
+        chain = {rel for rel, mode in linking.items() if mode == CHAIN}
         first: dict[SignatureKey, Row] = {}
         claim = first.setdefault
         repeated_keys: list[SignatureKey] = []
@@ -341,6 +358,14 @@ class SignatureIndex:
                 key: SignatureKey = (row[2], relation, row[4])
             elif relation in target:
                 key = (ANY_SOURCE, relation, row[4])
+            elif relation in chain:
+                # Both ends: what waits on X and what X waits on (or tracks X) share X's key,
+                # so an update saying X is blocked upstream joins the chain waiting on X.
+                key = (ANY_SOURCE, CHAIN_KEY, row[2])
+                if claim(key, row) is not row:
+                    repeated_keys.append(key)
+                    repeated_rows.append(row)
+                key = (ANY_SOURCE, CHAIN_KEY, row[4])
             else:
                 continue  # ``none`` relations link nothing
             if claim(key, row) is not row:
@@ -380,13 +405,17 @@ class SignatureIndex:
         return links
 
 
-def signature_of(row: Row, linking: Mapping[str, str]) -> SignatureKey | None:
+def signatures_of(row: Row, linking: Mapping[str, str]) -> tuple[SignatureKey, ...]:
+    """The signature keys a row carries: one, two for a ``chain`` relation (its source's and
+    its target's), none for a ``none`` relation."""
     mode = linking.get(row[3])
     if mode == PAIR:
-        return (row[2], row[3], row[4])
+        return ((row[2], row[3], row[4]),)
     if mode == TARGET:
-        return (ANY_SOURCE, row[3], row[4])
-    return None
+        return ((ANY_SOURCE, row[3], row[4]),)
+    if mode == CHAIN:
+        return ((ANY_SOURCE, CHAIN_KEY, row[2]), (ANY_SOURCE, CHAIN_KEY, row[4]))
+    return ()
 
 
 def source_of(key: SignatureKey) -> int | None:
@@ -434,17 +463,19 @@ def judge_hub_candidates(
     authors = (episode_authors(candidate_episodes) if callable(episode_authors)
                else episode_authors)
 
-    def measure(ignored: Collection[SignatureKey]) -> dict[SignatureKey, tuple[int, int]]:
+    def measure(ignored: Collection[SignatureKey]) -> dict[SignatureKey, tuple[int, int, int]]:
         return {
             key: count_asides(key, link.episode_ids, rows_of, linking, authors,
                               ignored=ignored)
             for key, link in candidates.items()
         }
 
-    def restated_asides(asides: Mapping[SignatureKey, tuple[int, int]]) -> set[SignatureKey]:
+    def restated_asides(
+        asides: Mapping[SignatureKey, tuple[int, int, int]]
+    ) -> set[SignatureKey]:
         return {
-            key for key, (multi, aside) in asides.items()
-            if is_aside(multi, aside, settings)
+            key for key, counts in asides.items()
+            if is_aside(counts, settings)
             and restated_share(candidates[key]) >= settings.hub_min_restated_share
         }
 
@@ -461,7 +492,7 @@ def judge_hub_candidates(
     verdicts = []
     for key in sorted(candidates, key=lambda k: (-len(candidates[k].episode_ids), k)):
         link = candidates[key]
-        multi, aside = asides[key]
+        multi, aside, alone = asides[key]
         groups = None
         if key in suspects:
             groups = len({membership[vertex_of[episode]] for episode in link.episode_ids})
@@ -472,6 +503,7 @@ def judge_hub_candidates(
             fact_count=len(link.fact_ids),
             multi_fact_episodes=multi,
             aside_episodes=aside,
+            alone_episodes=alone,
             bridged_groups=groups,
             suppressed=False,
             reason="",
@@ -507,25 +539,27 @@ def count_asides(
     linking: Mapping[str, str],
     episode_authors: Mapping[int, int | None],
     ignored: Collection[SignatureKey] = (),
-) -> tuple[int, int]:
-    """(multi-fact episodes, episodes in which the signature is an aside). Facts whose signature
-    is ``ignored`` (other suspected boilerplate) are not "the rest of the update"."""
-    multi = aside = 0
+) -> tuple[int, int, int]:
+    """(multi-fact episodes, those in which the signature is an aside, episodes in which it is
+    the only fact). Facts whose signature is ``ignored`` (other suspected boilerplate) are not
+    "the rest of the update"."""
+    multi = aside = alone = 0
     for episode in episodes:
         own: set[int | None] = set()
         others: set[int | None] = set()
         for row in rows_of[episode]:
-            signature = signature_of(row, linking)
-            if signature == key:
+            signatures = signatures_of(row, linking)
+            if key in signatures:
                 into = own
-            elif signature in ignored:
+            elif signatures and all(s in ignored for s in signatures):
                 continue
             else:
                 into = others
             into.add(row[2])
             into.add(row[4])
         if not others:
-            continue  # only this signature's facts: says nothing either way
+            alone += 1
+            continue
         multi += 1
         # Every first-person fact touches the author: that is no connection.
         author = episode_authors.get(episode)
@@ -533,19 +567,24 @@ def count_asides(
         others.discard(author)
         if own.isdisjoint(others):
             aside += 1
-    return multi, aside
+    return multi, aside, alone
 
 
-def is_aside(multi: int, aside: int, settings: ClusteringSettings) -> bool:
-    return multi > 0 and aside / multi >= settings.hub_aside_ratio
+def is_aside(counts: tuple[int, int, int], settings: ClusteringSettings) -> bool:
+    """An aside in at least ``hub_aside_ratio`` of its multi-fact updates; a signature that is
+    the only fact of every update it is in (a heading nothing else was read from) is connected
+    to nothing in any of them, so it counts as an aside too."""
+    multi, aside, alone = counts
+    if not multi:
+        return alone > 0
+    return aside / multi >= settings.hub_aside_ratio
 
 
 def decide_hub(verdict: HubVerdict, settings: ClusteringSettings) -> tuple[bool, str]:
     """(suppressed?, the reason in words) from a candidate's figures."""
-    multi, aside = verdict.multi_fact_episodes, verdict.aside_episodes
-    if not multi:
-        return False, "kept: no multi-fact episode to judge it an aside"
-    if aside / multi < settings.hub_aside_ratio:
+    multi, aside, alone = (verdict.multi_fact_episodes, verdict.aside_episodes,
+                           verdict.alone_episodes)
+    if not is_aside((multi, aside, alone), settings):
         return False, (
             f"kept: connected to the rest of its update in {multi - aside} of {multi} "
             "multi-fact episodes"
@@ -556,15 +595,14 @@ def decide_hub(verdict: HubVerdict, settings: ClusteringSettings) -> tuple[bool,
             "episodes: many things pointing at one target, not one statement restated"
         )
     groups = verdict.bridged_groups
+    where = f"an aside in {aside} of {multi} multi-fact episodes, alone in {alone}"
     if groups is None or groups < settings.hub_min_bridged_groups:
         return False, (
-            f"kept: a restated aside in {aside} of {multi} multi-fact episodes, but its "
-            "episodes are connected without it"
+            f"kept: a restated aside ({where}), but its episodes are connected without it"
         )
     return True, (
         f"suppressed: a restated aside ({verdict.fact_count} facts over {verdict.episodes} "
-        f"episodes, an aside in {aside} of {multi} multi-fact episodes), bridging {groups} "
-        "otherwise separate groups"
+        f"episodes, {where}), bridging {groups} otherwise separate groups"
     )
 
 
@@ -599,6 +637,8 @@ def split_oversized(
     links: Mapping[SignatureKey, Link],
     membership: Sequence[int],
     vertex_of: Mapping[int, int],
+    rows: Sequence[Row],
+    suppressed_facts: Collection[int],
     settings: ClusteringSettings,
 ) -> tuple[list[Part], list[dict[str, Any]]]:
     """The parts that become clusters (ordered by smallest episode) and the audit of splits."""
@@ -612,9 +652,10 @@ def split_oversized(
             component = membership[vertex_of[link.episode_ids[0]]]
             if component in oversized:
                 links_of[component].append(link)
+        rows_of = rows_of_episodes(rows, {e for c in oversized for e in groups[c]})
         for component in sorted(oversized, key=lambda c: groups[c][0]):
             pieces, audit = split_component(
-                groups[component], links_of[component], settings
+                groups[component], links_of[component], rows_of, suppressed_facts, settings
             )
             parts.extend(pieces)
             splits.append(audit)
@@ -623,54 +664,119 @@ def split_oversized(
 
 
 def split_component(
-    episodes: list[int], links: list[Link], settings: ClusteringSettings
+    episodes: list[int],
+    links: list[Link],
+    rows_of: Mapping[int, list[Row]],
+    suppressed_facts: Collection[int],
+    settings: ClusteringSettings,
 ) -> tuple[list[Part], dict[str, Any]]:
-    graph = weighted_episode_graph(episodes, links, settings.leiden_clique_limit)
-    pieces, depth = leiden_parts(graph, settings, depth=0)
+    """An oversized component cut along its structure (``structural_parts``), or kept whole
+    when it has one structure: a split never turns one pattern into look-alike copies."""
+    audit: dict[str, Any] = {"component": episodes[0], "episodes": len(episodes)}
+    pieces = structural_parts(episodes, links, rows_of, suppressed_facts)
+    if pieces is None:
+        audit.update(method="none", parts=[len(episodes)], dropped_parts=[],
+                     dropped_episodes=0, still_oversized=[len(episodes)], cut_signatures=0,
+                     reason="one structure: no separate dependency trees or issues to cut along")
+        return [Part(tuple(episodes), None)], audit
     minimum = settings.min_cluster_episodes
     kept = [piece for piece in pieces if len(piece) >= minimum]
     dropped = [piece for piece in pieces if len(piece) < minimum]
     piece_of = {episode: i for i, piece in enumerate(pieces) for episode in piece}
     cut = sum(1 for link in links if len({piece_of[e] for e in link.episode_ids}) > 1)
-    audit = {
-        "component": episodes[0],
-        "episodes": len(episodes),
-        "parts": [len(piece) for piece in kept],
-        "dropped_parts": [len(piece) for piece in dropped],
-        "dropped_episodes": sum(len(piece) for piece in dropped),
-        "still_oversized": [len(p) for p in kept if len(p) > settings.max_cluster_episodes],
-        "cut_signatures": cut,
-        "depth": depth,
-    }
+    audit.update(
+        method="structure",
+        parts=[len(piece) for piece in kept],
+        dropped_parts=[len(piece) for piece in dropped],
+        dropped_episodes=sum(len(piece) for piece in dropped),
+        still_oversized=[len(p) for p in kept if len(p) > settings.max_cluster_episodes],
+        cut_signatures=cut,
+    )
     return [Part(tuple(piece), episodes[0]) for piece in kept], audit
 
 
-def weighted_episode_graph(
-    episodes: list[int], links: list[Link], clique_limit: int
-) -> igraph.Graph:
-    """The component's episodes (in id order, vertex attribute ``episode``) joined by the summed
-    ``log(1 + N / n)`` of the signatures they share (edge attribute ``weight``). Signatures are
-    added in canonical order and igraph merges the parallel edges, so the graph (and Leiden's
-    answer) does not depend on the order rows arrived in."""
-    vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
-    edges: list[tuple[int, int]] = []
-    weights: list[float] = []
-    for link in sorted(links, key=link_sort_key):
-        vertices = [vertex_of[episode] for episode in link.episode_ids]
-        if len(vertices) <= clique_limit:
-            pairs = list(itertools.combinations(vertices, 2))
-        else:  # a path in id order keeps a huge signature linear in size
-            pairs = list(itertools.pairwise(vertices))
-        edges.extend(pairs)
-        weights.extend(itertools.repeat(math.log(1 + len(episodes) / len(vertices)), len(pairs)))
-    graph = igraph.Graph(
-        n=len(episodes),
-        edges=edges,
-        vertex_attrs={"episode": episodes},
-        edge_attrs={"weight": weights},
-    )
-    graph.simplify(combine_edges={"weight": "sum"})
-    return graph
+def structural_parts(
+    episodes: list[int],
+    links: list[Link],
+    rows_of: Mapping[int, list[Row]],
+    suppressed_facts: Collection[int],
+) -> list[list[int]] | None:
+    """The component's episodes grouped by the structure they describe, or ``None`` when it
+    describes one structure only.
+
+    A structure is a dependency tree (work items joined by ``DEPENDS_ON`` or ``TRACKS``, in
+    either direction: items waiting on a shared blocker are one tree, however many roots it
+    has) or an issue (what its ``REPORTED``, ``AFFECTS`` and ``PRECEDED_BY`` facts are about).
+    An episode goes with the structure most of its facts are about (ties: the structure whose
+    smallest entity id is smallest); an episode about none (an ownership restated, a status)
+    goes with the structure most of its shared signatures lead to, found layer by layer from
+    the episodes already placed. Time plays no part: one pattern restated over months stays
+    one part."""
+    parent: dict[int, int] = {}
+
+    def find(node: int) -> int:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:  # the smaller id as the root: the group's key is its smallest entity
+            parent[max(ra, rb)] = min(ra, rb)
+
+    anchors_of: dict[int, list[int]] = {}
+    for episode in episodes:
+        found = []
+        for row in rows_of.get(episode, ()):
+            if row[1] in suppressed_facts:
+                continue
+            relation = row[3]
+            if relation in TREE_RELATIONS:
+                union(row[2], row[4])
+                found.append(row[2])
+            elif relation in ISSUE_AS_TARGET:
+                found.append(row[4])
+            elif relation in ISSUE_AS_SOURCE:
+                found.append(row[2])
+        if found:
+            anchors_of[episode] = found
+    structures = {find(anchor) for found in anchors_of.values() for anchor in found}
+    if len(structures) < 2:
+        return None
+    placed: dict[int, int] = {}
+    for episode, found in anchors_of.items():
+        placed[episode] = most_voted(Counter(find(anchor) for anchor in found))
+    links_of: dict[int, list[int]] = defaultdict(list)
+    for index, link in enumerate(links):
+        for episode in link.episode_ids:
+            links_of[episode].append(index)
+    pending = [episode for episode in episodes if episode not in placed]
+    while pending:
+        # One layer at a time, from what was placed before the layer: the result does not
+        # depend on the order in which the pending episodes are visited.
+        leads: dict[int, int] = {}
+        for index, link in enumerate(links):
+            votes = Counter(placed[e] for e in link.episode_ids if e in placed)
+            if votes:
+                leads[index] = most_voted(votes)
+        layer = {}
+        for episode in pending:
+            votes = Counter(leads[i] for i in links_of.get(episode, ()) if i in leads)
+            if votes:
+                layer[episode] = most_voted(votes)
+        if not layer:
+            break
+        placed.update(layer)
+        pending = [episode for episode in pending if episode not in layer]
+    by_structure: dict[int, list[int]] = defaultdict(list)
+    for episode in episodes:  # ascending, so each part is too
+        if episode in placed:
+            by_structure[placed[episode]].append(episode)
+    if len(by_structure) < 2:
+        return None
+    return sorted(by_structure.values(), key=lambda part: part[0])
 
 
 def link_sort_key(link: Link) -> SignatureKey:
@@ -678,52 +784,9 @@ def link_sort_key(link: Link) -> SignatureKey:
     return (source, link.relation, link.target_id)
 
 
-def leiden_parts(
-    graph: igraph.Graph, settings: ClusteringSettings, depth: int
-) -> tuple[list[list[int]], int]:
-    """Split the weighted graph until every part fits the cap, Leiden finds nothing to split or
-    the depth bound is reached. Returns the parts' episodes (each ascending, parts ordered by
-    their first episode) and the depth reached."""
-    episodes: list[int] = graph.vs["episode"]
-    if graph.vcount() <= settings.max_cluster_episodes or depth >= settings.leiden_max_depth:
-        return [episodes], depth
-    with seeded_igraph_rng(settings.leiden_seed):
-        membership = graph.community_leiden(
-            objective_function="modularity",
-            weights="weight",
-            resolution=settings.leiden_resolution,
-            n_iterations=LEIDEN_ITERATIONS,
-        ).membership
-    members: dict[int, list[int]] = defaultdict(list)
-    for vertex, community in enumerate(membership):
-        members[community].append(vertex)
-    if len(members) < 2:
-        return [episodes], depth
-    parts: list[list[int]] = []
-    reached = depth + 1
-    for vertices in sorted(members.values(), key=lambda vs: vs[0]):
-        if len(vertices) <= settings.max_cluster_episodes:
-            parts.append([episodes[v] for v in vertices])
-            continue
-        sub_parts, sub_depth = leiden_parts(graph.induced_subgraph(vertices), settings, depth + 1)
-        parts.extend(sub_parts)
-        reached = max(reached, sub_depth)
-    return parts, reached
-
-
-_RNG_LOCK = threading.Lock()
-
-
-@contextmanager
-def seeded_igraph_rng(seed: int) -> Iterator[None]:
-    """igraph's random number generator is process-wide: seed it for one call, then give back
-    igraph's default (the ``random`` module), holding a lock so threads do not interleave."""
-    with _RNG_LOCK:
-        igraph.set_random_number_generator(random.Random(seed))
-        try:
-            yield
-        finally:
-            igraph.set_random_number_generator(random)
+def most_voted(votes: Counter[int]) -> int:
+    """The key with the most votes; ties go to the smallest key."""
+    return min(votes, key=lambda key: (-votes[key], key))
 
 
 def assemble_clusters(

@@ -5,7 +5,7 @@ predecessors) in the run's publishing transaction.
 
 Contract
 --------
-``reconcile(clusters, active, current_fact_ids, window_episode_ids) -> Reconciliation``
+``reconcile(clusters, active, current_fact_ids, window_episode_ids, settled) -> Reconciliation``
 
 ``clusters``
     This run's clusters: anything with ``key``, ``episode_ids``, ``fact_ids`` and ``fingerprint``
@@ -16,11 +16,19 @@ Contract
     Ids of the facts current now; an observation's facts missing from it were closed.
 ``window_episode_ids``
     Ids of the episodes inside the clustering window; the others fell out of it.
+``settled``
+    Dependency fact id → the completion status fact that settled it: dependencies still on
+    record but holding nothing up, because what they wait on (or what waits) is done.
 
 Matching is by evidence overlap: an old observation and a new cluster overlap when they share
 episodes. The decisions:
 
 * same fingerprint → ``untouched`` (no new version, no summary), whatever else overlaps;
+* one old and one new that overlap only each other, with the same facts (``facts_fingerprint``:
+  the same facts, and the same of them ended) and every old episode still there →
+  ``restated``: new updates restate the pattern, so the old observation keeps its version and
+  only its evidence (counts, window) is brought up to date in place — no new version, no
+  summary, no model call;
 * the rest is grouped into connected groups of the overlap graph, and within each group the
   lineages are handed out greedily by overlap: the pair sharing the most episodes first (ties:
   lowest observation id, then lowest cluster key), each old and each new used at most once. A
@@ -33,20 +41,21 @@ episodes. The decisions:
 * an old overlapping no new cluster → ``evidence_ended``; a new overlapping no old → created
   with a new lineage.
 
-Every retirement names its cause: the old's facts no longer current (closed), its episodes no
-longer in any cluster, those of them outside the window, and its successors' cluster keys.
+Every retirement names its cause: the old's facts no longer current (closed), its dependencies
+settled by a completion and the completing facts, its episodes no longer in any cluster, those of
+them outside the window, and its successors' cluster keys.
 ``Retired.as_dict()`` is the ``Observation.retirement`` JSON.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import UUID
 
-from memory.engine.types import evidence_fingerprint
+from memory.engine.types import evidence_fingerprint, facts_fingerprint
 
 SUPERSEDED = "superseded"
 SPLIT = "split"
@@ -67,6 +76,9 @@ class ClusterEvidence(Protocol):
     @property
     def fingerprint(self) -> str: ...
 
+    @property
+    def facts_fingerprint(self) -> str: ...
+
 
 @dataclass(frozen=True, slots=True)
 class NewCluster:
@@ -80,6 +92,10 @@ class NewCluster:
     def fingerprint(self) -> str:
         return evidence_fingerprint(self.episode_ids, self.fact_ids)
 
+    @property
+    def facts_fingerprint(self) -> str:
+        return facts_fingerprint(self.fact_ids)
+
 
 @dataclass(frozen=True, slots=True)
 class ActiveObservation:
@@ -89,12 +105,36 @@ class ActiveObservation:
     episode_ids: tuple[int, ...]
     fact_ids: tuple[int, ...]
     fingerprint: str
+    facts_fingerprint: str = ""
+    """As stored; empty for an observation written before it was: then it is computed from its
+    facts (none of which was recorded as ended)."""
+    kind: str = ""
+
+    @property
+    def facts_key(self) -> str:
+        return self.facts_fingerprint or facts_fingerprint(self.fact_ids)
 
 
 @dataclass(frozen=True, slots=True)
 class Untouched:
     observation_id: int
     cluster_key: int
+
+
+@dataclass(frozen=True, slots=True)
+class Restated:
+    """The same facts restated by other updates: the observation stays, its evidence is
+    updated in place."""
+
+    observation_id: int
+    cluster_key: int
+    added_episode_ids: tuple[int, ...]
+    removed_episode_ids: tuple[int, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"observation": self.observation_id, "cluster": self.cluster_key,
+                "added_episodes": list(self.added_episode_ids),
+                "removed_episodes": list(self.removed_episode_ids)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +164,19 @@ class Retired:
     """Its episodes that are in no cluster of this run."""
     out_of_window_episode_ids: tuple[int, ...]
     """Those of its episodes that fell out of the window (a subset of the dropped ones)."""
+    settled_fact_ids: tuple[int, ...] = ()
+    """Its dependencies that a completion settled (still on record, holding nothing up)."""
+    completing_fact_ids: tuple[int, ...] = ()
+    """The completion status facts that settled them: the work that was done."""
 
     @property
     def note(self) -> str:
         parts = []
         if self.closed_fact_ids:
             parts.append(_count(len(self.closed_fact_ids), "fact") + " closed")
+        if self.completing_fact_ids:
+            settled = _count(len(self.settled_fact_ids), "dependency", "dependencies")
+            parts.append(f"{settled} on finished work")
         if self.dropped_episode_ids:
             outside = len(self.out_of_window_episode_ids)
             dropped = _count(len(self.dropped_episode_ids), "episode") + " no longer clustered"
@@ -145,17 +192,21 @@ class Retired:
             "closed_facts": list(self.closed_fact_ids),
             "dropped_episodes": list(self.dropped_episode_ids),
             "out_of_window_episodes": list(self.out_of_window_episode_ids),
+            "settled_facts": list(self.settled_fact_ids),
+            "completing_facts": list(self.completing_fact_ids),
             "note": self.note,
         }
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 @dataclass(frozen=True, slots=True)
 class Reconciliation:
     untouched: tuple[Untouched, ...]
+    """By observation id."""
+    restated: tuple[Restated, ...]
     """By observation id."""
     created: tuple[Created, ...]
     """By cluster key."""
@@ -167,6 +218,7 @@ class Reconciliation:
             "untouched": [
                 {"observation": u.observation_id, "cluster": u.cluster_key} for u in self.untouched
             ],
+            "restated": [r.as_dict() for r in self.restated],
             "created": [c.as_dict() for c in self.created],
             "retired": [{"observation": r.observation_id, **r.as_dict()} for r in self.retired],
         }
@@ -181,7 +233,9 @@ def reconcile(
     active: Sequence[ActiveObservation],
     current_fact_ids: Set[int],
     window_episode_ids: Set[int],
+    settled: Mapping[int, int] | None = None,
 ) -> Reconciliation:
+    settled = settled or {}
     news = {cluster.key: cluster for cluster in clusters}
     olds = {old.id: old for old in active}
     untouched = match_unchanged(news, olds)
@@ -196,17 +250,35 @@ def reconcile(
     clustered = {episode for cluster in clusters for episode in cluster.episode_ids}
     created: list[Created] = []
     endings: list[Ending] = []
+    restated: list[Restated] = []
     for group_olds, group_news in overlap_groups(overlap, open_olds, open_news):
+        if len(group_olds) == 1 and len(group_news) == 1:
+            old, new = open_olds[group_olds[0]], open_news[group_news[0]]
+            # Only updates joining: one leaving (out of the window, say) ends part of what the
+            # version was made of, and the evidence links of a version are never removed.
+            if (old.facts_key == new.facts_fingerprint
+                    and set(old.episode_ids) <= set(new.episode_ids)):
+                restated.append(Restated(
+                    observation_id=old.id, cluster_key=new.key,
+                    added_episode_ids=tuple(sorted(set(new.episode_ids) - set(old.episode_ids))),
+                    removed_episode_ids=tuple(sorted(set(old.episode_ids)
+                                                     - set(new.episode_ids))),
+                ))
+                continue
         group_created, group_endings = decide_group(group_olds, group_news, overlap, open_olds)
         created.extend(group_created)
         endings.extend(group_endings)
 
     def retire(old: ActiveObservation, reason: str, successors: Iterable[int]) -> Retired:
+        gone = [f for f in old.fact_ids if f not in current_fact_ids]
+        done = sorted(f for f in gone if f in settled)
         return Retired(
             observation_id=old.id,
             reason=reason,
             successor_keys=tuple(sorted(successors)),
-            closed_fact_ids=tuple(sorted(f for f in old.fact_ids if f not in current_fact_ids)),
+            closed_fact_ids=tuple(sorted(f for f in gone if f not in settled)),
+            settled_fact_ids=tuple(done),
+            completing_fact_ids=tuple(sorted({settled[f] for f in done})),
             dropped_episode_ids=tuple(sorted(e for e in old.episode_ids if e not in clustered)),
             out_of_window_episode_ids=tuple(
                 sorted(e for e in old.episode_ids if e not in window_episode_ids)
@@ -216,6 +288,7 @@ def reconcile(
     retired = [retire(olds[old_id], reason, after) for old_id, reason, after in endings]
     return Reconciliation(
         untouched=tuple(sorted(untouched, key=lambda u: u.observation_id)),
+        restated=tuple(sorted(restated, key=lambda r: r.observation_id)),
         created=tuple(sorted(created, key=lambda c: c.cluster_key)),
         retired=tuple(sorted(retired, key=lambda r: r.observation_id)),
     )

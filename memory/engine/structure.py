@@ -51,11 +51,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import igraph
 
 from memory.engine.types import Cluster, EntityInfo, EpisodeInfo, FactInfo, Link
+
+if TYPE_CHECKING:  # the context module imports this one's names
+    from memory.engine.context import GraphContext
 
 DEPENDENCY_CHAIN = "dependency_chain"
 RECURRING_ISSUE = "recurring_issue"
@@ -66,7 +69,15 @@ RESPONSIBLE_FOR = "RESPONSIBLE_FOR"
 REPORTED = "REPORTED"
 AFFECTS = "AFFECTS"
 PRECEDED_BY = "PRECEDED_BY"
+HAS_STATUS = "HAS_STATUS"
+TRACKS = "TRACKS"
 PERSON = "Person"
+CUSTOMER = "Customer"
+
+TREE_RELATIONS = frozenset({DEPENDS_ON, TRACKS})
+"""Relations that join work items into one tree, whichever way they point."""
+ISSUE_AS_TARGET = frozenset({REPORTED})
+ISSUE_AS_SOURCE = frozenset({AFFECTS, PRECEDED_BY})
 
 
 def _ids(values: Iterable[int]) -> tuple[int, ...]:
@@ -194,11 +205,60 @@ class DependencyAnalysis:
 
 
 @dataclass(frozen=True, slots=True)
+class TrackedItem:
+    entity_id: int
+    fact_ids: tuple[int, ...]
+    """The ``TRACKS`` facts saying it is tracked."""
+    open: bool
+    reach: int
+    """Work items waiting on it, directly or not, anywhere in the graph."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"entity": self.entity_id, "facts": list(self.fact_ids), "open": self.open,
+                "reach": self.reach}
+
+
+@dataclass(frozen=True, slots=True)
+class Tracker:
+    """A tracking item (a meta bug, an epic): the parent of what it tracks, never a blocker."""
+
+    tracker_id: int
+    items: tuple[TrackedItem, ...]
+    """Open ones first, ranked by reach (desc), then name; then the closed ones by name."""
+    owners: tuple[Party, ...] = ()
+
+    @property
+    def open_items(self) -> tuple[TrackedItem, ...]:
+        return tuple(item for item in self.items if item.open)
+
+    @property
+    def fact_ids(self) -> tuple[int, ...]:
+        return _ids([*(f for i in self.items for f in i.fact_ids),
+                     *(f for o in self.owners for f in o.fact_ids)])
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "tracker": self.tracker_id,
+            "tracked": len(self.items),
+            "open": len(self.open_items),
+            "items": [item.as_dict() for item in self.items],
+            "owners": [owner.as_dict() for owner in self.owners],
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     reporter_id: int
     fact_ids: tuple[int, ...]
     episode_ids: tuple[int, ...]
     first_reported: datetime
+    resolved_at: datetime | None = None
+    """When the reporter said it was resolved for them (their report ended, the issue did
+    not)."""
+
+    @property
+    def resolved(self) -> bool:
+        return self.resolved_at is not None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -206,6 +266,7 @@ class Report:
             "facts": list(self.fact_ids),
             "episodes": list(self.episode_ids),
             "first_reported": self.first_reported.isoformat(),
+            "resolved_at": self.resolved_at.isoformat() if self.resolved_at else None,
         }
 
 
@@ -248,9 +309,15 @@ class IssuePattern:
             ]
         )
 
+    @property
+    def resolved_reports(self) -> tuple[Report, ...]:
+        return tuple(r for r in self.reports if r.resolved)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "issue": self.issue_id,
+            "reporters": len(self.reports),
+            "resolved_reporters": len(self.resolved_reports),
             "reports": [report.as_dict() for report in self.reports],
             "affected": [party.as_dict() for party in self.affected],
             "preceded_by": [event.as_dict() for event in self.preceded_by],
@@ -287,6 +354,10 @@ class Structure:
     links: tuple[Link, ...]
     dependency: DependencyAnalysis | None = None
     recurring: RecurringAnalysis | None = None
+    trackers: tuple[Tracker, ...] = ()
+    """Tracking items among its facts, most tracked items first."""
+    stalled: Any = None
+    """For a stalled item: ``memory.engine.stalled.Stall``."""
 
     @property
     def top_blocker(self) -> RootBlocker | None:
@@ -316,6 +387,8 @@ class Structure:
             "reach": {"people": self.reach_people, "work_items": self.reach_work_items},
             "dependency": self.dependency.as_dict() if self.dependency else None,
             "recurring": self.recurring.as_dict() if self.recurring else None,
+            "trackers": [tracker.as_dict() for tracker in self.trackers],
+            "stalled": self.stalled.as_dict() if self.stalled else None,
         }
 
 
@@ -324,15 +397,24 @@ def analyse_cluster(
     facts: Mapping[int, FactInfo],
     entities: Mapping[int, EntityInfo],
     episodes: Mapping[int, EpisodeInfo],
+    context: GraphContext | None = None,
 ) -> Structure:
+    """``context``: the graph around the cluster (``memory.engine.context``), for what is done,
+    how far an item's dependents reach and which reports their customers ended; without it the
+    cluster's own facts are all there is."""
     cluster_facts = [facts[fact_id] for fact_id in cluster.fact_ids]
     inside = set(cluster.episode_ids)
     entity_ids = _ids(e for f in cluster_facts for e in (f.source_id, f.target_id))
     times = [episodes[episode].reference_time for episode in cluster.episode_ids]
     kind = classify(cluster_facts, inside)
-    dependency = analyse_dependencies(cluster_facts, entities) if kind == DEPENDENCY_CHAIN else None
+    trackers = analyse_trackers(cluster_facts, entities, context)
+    dependency = (
+        analyse_dependencies(cluster_facts, entities, context, trackers)
+        if kind == DEPENDENCY_CHAIN else None
+    )
+    ended = _ended_reports(cluster, context)
     recurring = (
-        analyse_recurrence(cluster_facts, entities, episodes, inside, min(times))
+        analyse_recurrence(cluster_facts, entities, episodes, inside, min(times), ended)
         if kind == RECURRING_ISSUE else None
     )
     return Structure(
@@ -346,7 +428,17 @@ def analyse_cluster(
         links=cluster.links,
         dependency=dependency,
         recurring=recurring,
+        trackers=trackers,
     )
+
+
+def _ended_reports(cluster: Cluster, context: GraphContext | None) -> dict[int, datetime]:
+    """Ended report fact id → when its reporter ended it, for the cluster's ended facts."""
+    if context is None or not cluster.ended_fact_ids:
+        return {}
+    wanted = set(cluster.ended_fact_ids)
+    return {r.fact_id: r.ended_at for reports in context.ended_reports.values()
+            for r in reports if r.fact_id in wanted}
 
 
 def classify(cluster_facts: list[FactInfo], inside: set[int]) -> str:
@@ -375,7 +467,10 @@ def _name_key(entity_id: int, entities: Mapping[int, EntityInfo]) -> tuple[str, 
 
 
 def analyse_dependencies(
-    cluster_facts: list[FactInfo], entities: Mapping[int, EntityInfo]
+    cluster_facts: list[FactInfo],
+    entities: Mapping[int, EntityInfo],
+    context: GraphContext | None = None,
+    trackers: tuple[Tracker, ...] = (),
 ) -> DependencyAnalysis:
     edge_facts: dict[tuple[int, int], list[int]] = defaultdict(list)
     for f in cluster_facts:
@@ -385,6 +480,14 @@ def analyse_dependencies(
     for f in cluster_facts:
         if f.relation == RESPONSIBLE_FOR:
             owners_of[f.target_id][f.source_id].append(f.id)
+    # A tracking item is a parent, never a blocker: what waits on it waits on what it tracks
+    # and is still open (its TRACKS facts are the evidence of that wait).
+    tracker_ids = {t.tracker_id for t in trackers}
+    waited_on = {target for _, target in edge_facts}
+    for tracker in trackers:
+        if tracker.tracker_id in waited_on:
+            for item in tracker.open_items:
+                edge_facts[(tracker.tracker_id, item.entity_id)].extend(item.fact_ids)
 
     nodes = sorted({n for edge in edge_facts for n in edge})
     component_of = strongly_connected(nodes, sorted(edge_facts))
@@ -400,10 +503,10 @@ def analyse_dependencies(
     roots = []
     for component, group in members.items():
         leaves = any(component_of[t] != component for n in group for t in waits_on[n])
-        if not leaves:  # a sink: waited on by someone, or a cycle waiting on itself
-            roots.append(
-                describe_root(group, waits_on, waited_by, edge_facts, owners_of, entities)
-            )
+        if leaves or set(group) <= tracker_ids:
+            continue  # it waits on something else, or it is a tracker with nothing open
+        # A sink: waited on by someone, or a cycle waiting on itself.
+        roots.append(describe_root(group, waits_on, waited_by, edge_facts, owners_of, entities))
     roots.sort(key=lambda r: (-r.reach, _name_key(r.members[0], entities)))
     cycles = sorted(tuple(group) for group in members.values() if len(group) > 1)
     edges = tuple(
@@ -411,6 +514,40 @@ def analyse_dependencies(
         sorted(edge_facts.items())
     )
     return DependencyAnalysis(edges=edges, root_blockers=tuple(roots), cycles=tuple(cycles))
+
+
+def analyse_trackers(
+    cluster_facts: list[FactInfo],
+    entities: Mapping[int, EntityInfo],
+    context: GraphContext | None,
+) -> tuple[Tracker, ...]:
+    """The tracking items among the facts, each with what it tracks: open or done (a current
+    completion status anywhere in the graph), the open ones ranked by how many work items wait
+    on them in the graph."""
+    tracked: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    owners: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for f in cluster_facts:
+        if f.relation == TRACKS:
+            tracked[f.source_id][f.target_id].append(f.id)
+        elif f.relation == RESPONSIBLE_FOR:
+            owners[f.target_id][f.source_id].append(f.id)
+    done = context.done if context else {}
+    found = []
+    for tracker_id, items in tracked.items():
+        listed = [
+            TrackedItem(
+                entity_id=item,
+                fact_ids=_ids(fact_ids),
+                open=item not in done,
+                reach=len(context.reach_of(item)) if context and item not in done else 0,
+            )
+            for item, fact_ids in items.items()
+        ]
+        listed.sort(key=lambda i: (not i.open, -i.reach, _name_key(i.entity_id, entities)))
+        found.append(Tracker(tracker_id, tuple(listed), parties(owners.get(tracker_id, {}),
+                                                               entities)))
+    found.sort(key=lambda t: (-len(t.items), _name_key(t.tracker_id, entities)))
+    return tuple(found)
 
 
 def strongly_connected(nodes: list[int], edges: list[tuple[int, int]]) -> dict[int, int]:
@@ -504,7 +641,10 @@ def analyse_recurrence(
     episodes: Mapping[int, EpisodeInfo],
     inside: set[int],
     window_start: datetime,
+    ended: Mapping[int, datetime] | None = None,
 ) -> RecurringAnalysis:
+    """``ended``: report fact id → when its reporter said it was resolved for them."""
+    ended = ended or {}
     def episodes_of(fact: FactInfo) -> set[int]:
         return set(fact.episode_ids) & inside
 
@@ -522,8 +662,12 @@ def analyse_recurrence(
     def report(reporter: int, facts_: list[FactInfo]) -> Report:
         eps = _ids(e for f in facts_ for e in episodes_of(f))
         # A fact always cites an episode of its cluster; the window start is a safe fallback.
-        first = min((episodes[e].reference_time for e in eps), default=window_start)
-        return Report(reporter, _ids(f.id for f in facts_), eps, first)
+        first = min((episodes[e].reference_time for e in eps if e in episodes),
+                    default=min((f.valid_at for f in facts_ if f.valid_at), default=window_start))
+        endings = [ended[f.id] for f in facts_ if f.id in ended]
+        # Resolved for them only when every report of theirs ended.
+        resolved = max(endings) if endings and len(endings) == len(facts_) else None
+        return Report(reporter, _ids(f.id for f in facts_), eps, first, resolved)
 
     def event(event_id: int, facts_: list[FactInfo]) -> PrecedingEvent:
         eps = _ids(e for f in facts_ for e in episodes_of(f))

@@ -18,10 +18,16 @@ What it says
 * dependency chains: the root blocker and its owner, what waits on it directly, what is blocked
   downstream and through what, and what unblocking it clears (work items and people); other root
   blockers and cycles briefly. Long lists name a few and count the others.
-* recurring issues: who reported what and when, what it affects and which events it followed, as
-  a pattern *worth investigating*. It never asserts a cause: the relation is ``PRECEDED_BY``
-  (co-occurrence) and the prose says "followed", never "because", "caused by" or "due to".
+* recurring issues: who reported what and when, who among them reports it resolved for them,
+  what it affects and which events it followed, as a pattern *worth investigating*. It never
+  asserts a cause: the relation is ``PRECEDED_BY`` (co-occurrence) and the prose says
+  "followed", never "because", "caused by" or "due to".
+* tracking items: what each tracks and how much of it is still open, the open items ranked by
+  how much work waits on them.
 * shared context: a neutral account of the signatures the updates share.
+
+Prose rules: names, never ids; dates as "16 Nov" ("16 Nov 2025" outside the year of the latest
+evidence); counts agree with their nouns ("1 workstream", "7 customers").
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
 from memory.engine.structure import (
+    CUSTOMER,
     DEPENDENCY_CHAIN,
     PERSON,
     RECURRING_ISSUE,
@@ -37,8 +44,10 @@ from memory.engine.structure import (
     IssuePattern,
     RootBlocker,
     Structure,
+    Tracker,
 )
 from memory.engine.types import (
+    CHAIN_KEY,
     MAX_CLAIM_CHARS,
     MAX_CLAIMS,
     MAX_NAME_CHARS,
@@ -82,8 +91,13 @@ def summarize_with_template(
     writer = _Writer(structure, facts, entities, episodes)
     if structure.kind == DEPENDENCY_CHAIN and structure.top_blocker is not None:
         name, claims = writer.dependency_chain()
+        if structure.trackers:  # a tracking item is the parent: it names the pattern
+            name, tracked = writer.trackers()
+            claims = [*tracked, *claims]
     elif structure.kind == RECURRING_ISSUE and structure.recurring and structure.recurring.issues:
         name, claims = writer.recurring_issue()
+    elif structure.trackers:
+        name, claims = writer.trackers()
     else:
         name, claims = writer.shared_context()
     kept = [claim for claim in claims if claim is not None][:MAX_CLAIMS]
@@ -291,10 +305,18 @@ class _Writer:
         if len(reporters) < 2:
             updates = count(len(issue.episode_ids), "update")
             return f"{self.name(issue.issue_id)} recurring in {updates}"
+        name = f"{self.name(issue.issue_id)} reported by {self.reporters(reporters)}"
+        resolved = len(issue.resolved_reports)
+        if resolved:
+            name += f", {resolved} {'reports' if resolved == 1 else 'report'} it resolved"
+        return name
+
+    def reporters(self, reporters: Sequence[int]) -> str:
+        """ "7 customers", "2 people", "3 reporters" (a mix)."""
         types = {self.entities[r].type if r in self.entities else "" for r in reporters}
-        noun = ("customer", "customers") if types == {"Customer"} else (
+        noun = ("customer", "customers") if types == {CUSTOMER} else (
             ("person", "people") if types == {PERSON} else ("reporter", "reporters"))
-        return f"{self.name(issue.issue_id)} reported by {count(len(reporters), *noun)}"
+        return count(len(reporters), *noun)
 
     def issue_claims(self, issue: IssuePattern) -> list[ClaimDraft | None]:
         claims: list[ClaimDraft | None] = []
@@ -302,12 +324,24 @@ class _Writer:
         recurring_events = [p for p in issue.preceded_by if p.recurring]
         if issue.reports:
             reporters = self.listing(
-                [f"{self.name(r.reporter_id)} ({day(r.first_reported)})" for r in issue.reports]
+                [f"{self.name(r.reporter_id)} ({self.day(r.first_reported)})"
+                 for r in issue.reports]
             )
             text = f"{reporters} reported {subject}"
             if len(issue.reports) >= 2 and not recurring_events:
                 text += ", a recurring pattern worth investigating"
             claims.append(self.claim(text, [f for r in issue.reports for f in r.fact_ids]))
+        resolved = issue.resolved_reports
+        if resolved:
+            said = self.listing([f"{self.name(r.reporter_id)} ({self.day(r.resolved_at)})"
+                                 for r in resolved if r.resolved_at])
+            verb = "reports" if len(resolved) == 1 else "report"
+            text = f"{said} {verb} it resolved for them"
+            others = [r for r in issue.reports if not r.resolved]
+            if others:
+                still = self.listing([self.name(r.reporter_id) for r in others])
+                text += f"; {still} {'has' if len(others) == 1 else 'have'} not said so"
+            claims.append(self.claim(text, [f for r in resolved for f in r.fact_ids]))
         if issue.affected:
             targets = self.listing([self.ref(a.entity_id) for a in issue.affected])
             verb = "affect" if reads_plural(self.name(issue.issue_id)) else "affects"
@@ -353,7 +387,7 @@ class _Writer:
             if author and author not in authors:
                 authors.append(author)
         n = count(len(self.structure.episode_ids), "related update")
-        start, end = day(self.structure.window_start), day(self.structure.window_end)
+        start, end = self.day(self.structure.window_start), self.day(self.structure.window_end)
         when = f"on {start}" if start == end else f"between {start} and {end}"
         who = self.listing(authors) if authors else "Their authors"
         facts = [f for link in links for f in link.fact_ids]
@@ -367,9 +401,13 @@ class _Writer:
         return ""
 
     def link_claim(self, link: Link) -> ClaimDraft | None:
-        singular, plural = _VERBS.get(link.relation) or verb_forms(link.relation)
         n = count(len(link.episode_ids), "update")
         target = self.ref(link.target_id)
+        if link.relation == CHAIN_KEY:
+            verb = "is" if len(link.episode_ids) == 1 else "are"
+            return self.claim(f"{n} {verb} about what {target} waits on, tracks or holds up",
+                              link.fact_ids)
+        singular, plural = _VERBS.get(link.relation) or verb_forms(link.relation)
         if link.source_id is not None:
             text = f"{n} state that {self.ref(link.source_id)} {singular} {target}"
         else:
@@ -384,6 +422,29 @@ class _Writer:
 
     def listing(self, phrases: Sequence[str]) -> str:
         return and_list(phrases, limit=LIST_LIMIT)
+
+    def day(self, moment: datetime) -> str:
+        return day(moment, self.structure.window_end)
+
+    # -- tracking items ------------------------------------------------------------------
+
+    def trackers(self) -> tuple[str, list[ClaimDraft | None]]:
+        top = self.structure.trackers[0]
+        claims = [self.tracker_claim(t) for t in self.structure.trackers]
+        n, still = len(top.items), len(top.open_items)
+        return f"{self.name(top.tracker_id)} tracking {count(n, 'item')}, {still} open", claims
+
+    def tracker_claim(self, tracker: Tracker) -> ClaimDraft | None:
+        n, still = len(tracker.items), tracker.open_items
+        text = f"{self.ref(tracker.tracker_id)} tracks {count(n, 'item')}, {len(still)} open"
+        if still:
+            ranked = [
+                f"{self.ref(i.entity_id)} ({count(i.reach, 'item')} waiting)" if i.reach
+                else self.ref(i.entity_id)
+                for i in still
+            ]
+            text += f"; the most waited on first: {self.listing(ranked)}"
+        return self.claim(text, tracker.fact_ids)
 
 
 def verb_forms(relation: str) -> tuple[str, str]:
@@ -435,8 +496,12 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
-def day(moment: datetime) -> str:
-    return moment.date().isoformat()
+def day(moment: datetime, reference: datetime | None = None) -> str:
+    """ "16 Nov", or "16 Nov 2025" when ``reference`` (the latest evidence) is in another year."""
+    text = f"{moment.day} {moment:%b}"
+    if reference is not None and reference.year != moment.year:
+        text += f" {moment.year}"
+    return text
 
 
 def capitalized(text: str) -> str:

@@ -49,6 +49,9 @@ cheap and canonical."""
 
 ANY_SOURCE = -1
 """The source of a ``target``-mode signature key (entity ids are positive)."""
+CHAIN_KEY = "CHAIN"
+"""The relation part of every ``chain`` signature: the ``chain`` relations (``DEPENDS_ON``,
+``TRACKS``) share one key per item, so an item's dependencies and its tracking items link."""
 
 MAX_NAME_CHARS = 120
 MAX_CLAIM_CHARS = 400
@@ -113,16 +116,28 @@ class Cluster:
     links: tuple[Link, ...]
     split_from: int | None = None
     """The smallest episode id of the oversized component this cluster was split from."""
+    ended_fact_ids: tuple[int, ...] = ()
+    """Those of ``fact_ids`` that no longer hold but are part of the pattern: the reports a
+    customer ended ("resolved for us") while the issue goes on for others."""
+    anchor: int | None = None
+    """For a cluster that is not a group of linked updates but a view of one item (a stalled
+    item): the item's entity id. Its key is then ``-anchor``, apart from every other key."""
 
     @property
     def key(self) -> int:
-        return self.episode_ids[0]
+        return -self.anchor if self.anchor is not None else self.episode_ids[0]
 
     @cached_property
     def fingerprint(self) -> str:
         """``evidence_fingerprint`` of its episodes and facts, computed once and when first
         read (so not inside clustering): a run reads it two or three times per cluster."""
-        return evidence_fingerprint(self.episode_ids, self.fact_ids)
+        return evidence_fingerprint(self.episode_ids, self.fact_ids, self.ended_fact_ids)
+
+    @cached_property
+    def facts_fingerprint(self) -> str:
+        """``facts_fingerprint`` of its facts: equal when only the updates restating them
+        differ (a restatement, which changes no version)."""
+        return facts_fingerprint(self.fact_ids, self.ended_fact_ids)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -131,16 +146,32 @@ class Cluster:
             "facts": list(self.fact_ids),
             "links": [link.as_dict() for link in self.links],
             "split_from": self.split_from,
+            "ended_facts": list(self.ended_fact_ids),
             "fingerprint": self.fingerprint,
         }
 
 
-def evidence_fingerprint(episode_ids: Iterable[int], fact_ids: Iterable[int]) -> str:
-    """The sha256 (hex) of the sorted episode and fact ids: equal evidence, equal fingerprint,
-    whatever order the ids come in. Keys the summary cache and the "untouched" decision."""
+def evidence_fingerprint(
+    episode_ids: Iterable[int], fact_ids: Iterable[int], ended_fact_ids: Iterable[int] = ()
+) -> str:
+    """The sha256 (hex) of the sorted episode and fact ids (and of the ended ones among the
+    facts, when there are any): equal evidence, equal fingerprint, whatever order the ids come
+    in. Keys the summary cache and the "untouched" decision."""
     episodes = ",".join(map(str, sorted(set(episode_ids))))
     facts = ",".join(map(str, sorted(set(fact_ids))))
-    return hashlib.sha256(f"episodes:{episodes}|facts:{facts}".encode()).hexdigest()
+    text = f"episodes:{episodes}|facts:{facts}"
+    ended = sorted(set(ended_fact_ids))
+    if ended:  # absent otherwise, so that fingerprints stored before it stay equal
+        text += "|ended:" + ",".join(map(str, ended))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def facts_fingerprint(fact_ids: Iterable[int], ended_fact_ids: Iterable[int] = ()) -> str:
+    """The sha256 (hex) of the sorted fact ids and of the ended ones: the facts of a pattern
+    and whether each still holds, whatever updates restate them."""
+    facts = ",".join(map(str, sorted(set(fact_ids))))
+    ended = ",".join(map(str, sorted(set(ended_fact_ids))))
+    return hashlib.sha256(f"facts:{facts}|ended:{ended}".encode()).hexdigest()
 
 
 # The three below are named tuples, not dataclasses: a full run at 100,000 episodes builds

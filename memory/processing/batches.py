@@ -9,9 +9,9 @@ queries is fixed, whatever the graph's size:
   (the evidence of revised facts) · create evidence · mark the episodes processed · bump the
   graph's data version
 
-plus, rarely, a fuzzy match's suggestion or merge, or a second look at names or facts an
-episode's extraction did not show before the batch began (when an earlier episode of the batch
-changed what it reads).
+plus, rarely, a fuzzy match's suggestion or merge, a declared duplicate's suggestion, or a
+second look at names or facts an episode's extraction did not show before the batch began (when
+an earlier episode of the batch changed what it reads).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from memory.extraction import Extraction
 from memory.graph_settings import ontology_for
+from memory.merges import suggest_declared_duplicates
 from memory.models import Episode, Graph
 from memory.names import normalize_name
 from memory.processing.reading import NamesRead, extract_episode, rereadable
@@ -93,6 +94,11 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                     extraction = extract_episode(episode, ontology, names.index.types)
                 outcomes.append(_apply(batch, names, episode, extraction))
             batch.write()
+            # A tracker's "duplicate of" is also a merge suggestion for a person to decide.
+            suggest_declared_duplicates(locked.pk, [
+                (fact.source_id, fact.target_id) for fact in batch.new_facts
+                if fact.relation == "DUPLICATE_OF" and fact.invalid_at is None
+            ])
             update_rows(episodes, ["status", "extractor", "extraction_note", "error",
                                    "processed_at", "author_entity"])
             Graph.objects.filter(pk=graph.pk).update(data_version=F("data_version") + 1)

@@ -34,6 +34,10 @@ from memory.time_rules import (
 
 logger = logging.getLogger(__name__)
 
+REPORTED = "REPORTED"
+ISSUE = "Issue"
+CUSTOMER = "Customer"
+
 
 @dataclass
 class EpisodeOutcome:
@@ -233,7 +237,7 @@ def scopes_of(
         if source is not None and relation and relation.single_valued:
             scopes.add(("from", source, fact.relation))
         if (source is not None and fact.relation == "HAS_STATUS"
-                and ontology.is_completion_status(fact.target)):
+                and ontology.is_final_status(fact.target)):
             for rule in ontology.resolution_rules:
                 scopes.add(("to", rule.relation, source) if rule.side == "target"
                            else ("from", source, rule.relation))
@@ -247,6 +251,20 @@ def scopes_of(
         target = entity_id(closure.target, closure.target_type)
         scopes.add(("from", source, closure.relation) if target is None
                    else ("edge", source, closure.relation, target))
+        if closure.relation == REPORTED:
+            # Every other report of the issue: is this the last one to end?
+            scopes.add(("from", source, REPORTED))
+            if target is not None:
+                scopes |= issue_scopes(target, ontology)
+    return scopes
+
+
+def issue_scopes(issue_id: int, ontology: Ontology) -> set[tuple[object, ...]]:
+    """What an issue's ending reads: its reports and what its resolution rules end."""
+    scopes: set[tuple[object, ...]] = {("to", REPORTED, issue_id)}
+    for rule in ontology.resolution_rules:
+        scopes.add(("to", rule.relation, issue_id) if rule.side == "target"
+                   else ("from", issue_id, rule.relation))
     return scopes
 
 
@@ -298,6 +316,10 @@ class FactRecorder:
         self.created_here: set[object] = set()
         """Facts this episode created: ending one of them expires nothing (never believed)."""
         self.evidence: dict[object, str] = {}
+        self.customer: Entity | None = None
+        """The customer who wrote the episode, when a customer did: what they say is resolved
+        is resolved for them (DESIGN §5: one customer's "resolved" ends that customer's report
+        only)."""
 
     def _entity(self, name: str | None, entity_type: str | None) -> Entity | None:
         if name is None or entity_type is None:
@@ -311,6 +333,9 @@ class FactRecorder:
     # -- recording ---------------------------------------------------------------------------
 
     def record(self, extraction: Extraction) -> None:
+        author = extraction.author
+        if author is not None and author.type == CUSTOMER:
+            self.customer = self._entity(author.name, author.type)
         self.batch.cover(scopes_of(extraction, self.ontology, self._entity_id),
                          since=earliest_start(self.episode, extraction))
         for fact in extraction.facts:
@@ -323,7 +348,8 @@ class FactRecorder:
         )
 
     def _is_completion(self, fact: ExtractedFact) -> bool:
-        return fact.relation == "HAS_STATUS" and self.ontology.is_completion_status(fact.target)
+        # Done or ended (won't fix, duplicate...): either way nothing waits on it any more.
+        return fact.relation == "HAS_STATUS" and self.ontology.is_final_status(fact.target)
 
     def _add(self, item: ExtractedFact) -> None:
         source = self._entity(item.source, item.source_type)
@@ -333,7 +359,13 @@ class FactRecorder:
         if source.pk == target.pk:
             self.outcome.notes.append(f"dropped self-loop: {item.sentence}")
             return
+        if item.invalid_at is not None and item.valid_at is None:
+            self._end_given(item, source.pk, target.pk)
+            return
         valid_at = item.valid_at or self.episode.reference_time
+        if self._is_completion(item) and source.type == ISSUE and self.customer is not None:
+            self._resolved_for_customer(self.customer, source.pk, valid_at, item.sentence)
+            return
         same = [
             s for s in self.batch.from_source(source.pk, item.relation)
             if s.target_id == target.pk and not s.expired
@@ -382,6 +414,22 @@ class FactRecorder:
         if item.relation == "DEPENDS_ON" and fact.invalid_at is None:
             self._end_if_already_done(key, span)
 
+    def _end_given(self, item: ExtractedFact, source_id: int, target_id: int) -> None:
+        """A fact given with only its end (a link removed in a tracker at a time) ends the
+        matching open fact then — it is no support for it (DESIGN §5: a link removed in a
+        tracker closes that link at that time). Only that edge: the same source, relation and
+        target. Nothing open to end (its start was never told) records nothing."""
+        assert item.invalid_at is not None
+        matching = [s for s in self.batch.from_source(source_id, item.relation)
+                    if s.target_id == target_id]
+        closings = decide_explicit(item.invalid_at, matching)
+        if not closings:
+            self.outcome.notes.append(f"nothing open to end: {item.sentence}")
+            return
+        for closing in closings:
+            # The episode is what ended it (``closed_by_episode``), not evidence that it holds.
+            self._end(closing.span.key, closing.at, Fact.CloseReason.GIVEN, by_fact=None)
+
     def _revise(self, span: Span, valid_at: datetime, sentence: str) -> None:
         """What was recorded is never rewritten (DESIGN §3): the fact believed to begin later is
         expired, and a revised fact with the earlier start replaces it, carrying its evidence and
@@ -420,13 +468,41 @@ class FactRecorder:
                     ended.setdefault(span.key, span)
         return list(ended.values())
 
+    def _resolved_for_customer(self, customer: Entity, issue_id: int, at: datetime,
+                               sentence: str) -> None:
+        """A customer saying an issue is resolved speaks for themselves: their report of it
+        ends, nobody else's (the issue's status is the vendor's to give). When that was the last
+        open report, the issue has ended for everyone who reported it."""
+        reports = [s for s in self.batch.from_source(customer.pk, REPORTED)
+                   if s.target_id == issue_id]
+        closings = decide_explicit(at, reports)
+        if not closings:
+            self.outcome.notes.append(f"resolved for a customer with no open report: {sentence}")
+            return
+        for closing in closings:
+            self._end(closing.span.key, closing.at, Fact.CloseReason.EXPLICIT, by_fact=None)
+        self._end_issue_if_unreported(issue_id, at)
+
+    def _end_issue_if_unreported(self, issue_id: int, at: datetime) -> None:
+        """Every reporter's report of the issue has ended: the issue ends, as it would have when
+        the vendor said it was fixed (its resolution rules: what it affected and followed)."""
+        self.batch.cover(issue_scopes(issue_id, self.ontology), since=at)
+        still = [s for s in self.batch.by_target.get(issue_id, ())
+                 if s.relation == REPORTED and not s.expired
+                 and (s.invalid_at is None or s.invalid_at > at)]
+        if still:
+            return
+        ended = [s for s in self._ended_by_completion_of(issue_id) if s.relation != REPORTED]
+        for closing in decide_resolution(at, ended):
+            self._end(closing.span.key, closing.at, Fact.CloseReason.RESOLUTION, by_fact=None)
+
     def _end_if_already_done(self, key: object, span: Span) -> None:
         """A dependency learned late (a backfill) on work that was finished after it began ends
         when that work was done — it never waits forever on something shipped."""
         completions = [
             s for s in self.batch.from_source(span.target_id, "HAS_STATUS")
             if not s.expired and s.valid_at >= span.valid_at
-            and self.ontology.is_completion_status(self.facts[s.key].target.name)
+            and self.ontology.is_final_status(self.facts[s.key].target.name)
         ]
         if completions:
             done = min(completions, key=lambda s: (s.valid_at, s.rank))
@@ -456,8 +532,17 @@ class FactRecorder:
             if target is None or s.target_id == target.pk
         ]
         at = closure.at or self.episode.reference_time
-        for closing in decide_explicit(at, matching):
+        closings = decide_explicit(at, matching)
+        if closure.relation == REPORTED and target is None and len(closings) > 1:
+            # "Fixed for us" without saying what: ending every report of the customer would be
+            # collateral; only an unambiguous one ends.
+            self.outcome.notes.append(f"not closed, several open reports: {closure.sentence}")
+            return
+        for closing in closings:
             self._end(closing.span.key, closing.at, Fact.CloseReason.EXPLICIT, by_fact=None)
+        if closure.relation == REPORTED:
+            for issue_id in sorted({c.span.target_id for c in closings}):
+                self._end_issue_if_unreported(issue_id, at)
 
     def _end(self, key: object, at: datetime, reason: str, *, by_fact: object | None) -> None:
         fact = self.facts[key]

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from memory.api.keys import create_api_key
 from memory.models import Graph, Observation
 from tests.conftest import IngestFn
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 ClientFor = Callable[..., APIClient]
 

@@ -10,7 +10,8 @@ import pytest
 from memory.models import Episode, Graph
 from tests.api.conftest import ClientFor, error_of
 from tests.factories import EpisodeFactory
-from tests.memory.test_processing import SEED
+from tests.poisons import POISONS
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +71,68 @@ def test_a_bad_episode_is_a_400_naming_the_field_and_stores_nothing(
     error = error_of(response)
     assert (error["code"], error["param"]) == ("invalid_episode", param)
     assert error["message"].startswith(param)
+    assert not Episode.objects.exists()
+
+
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_a_poisoned_episode_is_a_400_naming_its_field(
+    api: ClientFor, owner, graph: Graph, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    response = api(owner).post(url(graph), poisoned, content_type="application/json")
+
+    assert response.status_code == 400
+    error = error_of(response)
+    assert (error["code"], error["param"]) == ("invalid_episode", field)
+    assert error["details"]["reason"].startswith(reason)
+    assert not Episode.objects.exists()
+
+
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_one_poisoned_record_of_a_bulk_spoils_only_itself(
+    api: ClientFor, owner, graph: Graph, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    import json
+
+    body = f'{{"episodes": [{json.dumps(SEED[0])}, {poisoned}, {json.dumps(SEED[1])}]}}'
+
+    response = api(owner).post(url(graph, "/bulk"), body, content_type="application/json")
+
+    assert response.status_code == 200
+    result = response.json()
+    assert (result["stored"], result["rejected"]) == (2, 1)
+    assert (result["results"][1]["field"], result["results"][1]["status"]) == (field, "rejected")
+    assert result["results"][1]["reason"].startswith(reason)
+    assert Episode.objects.count() == 2
+
+
+ZEP_POISONS = [
+    ("NUL in data", r'{"type": "text", "data": "blocked\u0000"}', "data",
+     "contains a NUL character"),
+    ("lone surrogate in data", r'{"type": "message", "data": "Mal: \ud800"}', "data",
+     "contains an unpaired surrogate"),
+    ("100k-deep JSON data", r'{"type": "json", "data": "{\"a\": ' + "[" * 100_000
+     + "]" * 100_000 + '}"}', "data", "is nested more than"),
+    ("100k-deep body", '{"type": "text", "data": "fine", "metadata": ' + "[" * 100_000
+     + "]" * 100_000 + "}", "metadata", "must be an object"),
+    ("NUL in source_description", r'{"type": "text", "data": "fine", '
+     r'"source_description": "x\u0000"}', "source_description", "contains a NUL character"),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "field", "reason"), ZEP_POISONS,
+                         ids=[p[0] for p in ZEP_POISONS])
+def test_a_poisoned_zep_episode_is_a_400_naming_its_field(
+    api: ClientFor, owner, graph: Graph, case: str, body: str, field: str, reason: str
+) -> None:
+    response = api(owner).post(f"/api/v4/graphs/{graph.uuid}/episodes", body,
+                               content_type="application/json")
+
+    assert response.status_code == 400, response.content[:300]
+    error = error_of(response)
+    assert error["param"] == field
+    assert reason in error["message"]
     assert not Episode.objects.exists()
 
 

@@ -90,3 +90,75 @@ def test_a_bad_query_parameter_is_a_400_naming_it(api: ClientFor, owner, graph: 
         response = client.get(path)
         assert response.status_code == 400, path
         assert error_of(response)["param"] == param, path
+
+
+TYPE_CONFUSED_FILTERS = [
+    ("observations", {"property_filters": [
+        {"property_name": "version", "operator": "eq", "value": "abc"}]},
+     "filters.property_filters[0].value"),
+    ("observations", {"property_filters": [
+        {"property_name": "status", "operator": "eq", "value": {"a": 1}}]},
+     "filters.property_filters[0].value"),
+    ("observations", {"property_filters": [
+        {"property_name": "version", "operator": "in", "value": [1, "two"]}]},
+     "filters.property_filters[0].value"),
+    ("observations", {"property_filters": [
+        {"property_name": ["status"], "operator": "eq", "value": "active"}]},
+     "filters.property_filters[0].property_name"),
+    ("observations", {"date_filters": {"any_of": [{"all_of": [
+        {"field": {"x": 1}, "operator": "eq", "value": "2026-11-23T00:00:00Z"}]}]}},
+     "filters.date_filters.any_of[0].all_of[0].field"),
+    ("edges", {"date_filters": {"any_of": [{"all_of": [
+        {"field": ["valid_at"], "operator": "gt", "value": "2026-11-23T00:00:00Z"}]}]}},
+     "filters.date_filters.any_of[0].all_of[0].field"),
+    ("edges", {"date_filters": {"any_of": [{"all_of": [
+        {"field": "valid_at", "operator": {"gt": 1}, "value": "2026-11-23T00:00:00Z"}]}]}},
+     "filters.date_filters.any_of[0].all_of[0].operator"),
+]
+
+
+@pytest.mark.parametrize(("kind", "filters", "param"), TYPE_CONFUSED_FILTERS)
+def test_a_zep_filter_of_the_wrong_type_is_a_400_naming_it(
+    api: ClientFor, owner, graph: Graph, kind: str, filters: dict, param: str
+) -> None:
+    response = api(owner).post(f"/api/v4/graphs/{graph.uuid}/{kind}/list",
+                               {"filters": filters}, format="json")
+
+    assert response.status_code == 400, response.content[:300]
+    assert error_of(response)["param"] == param
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("get", "/api/v4/graphs/%00"),
+    ("post", "/api/v4/graphs/x%00y/edges/list"),
+    ("get", "/api/v1/graphs/%00/episodes"),
+])
+def test_a_nul_in_an_api_path_is_a_json_400(
+    api: ClientFor, owner, graph: Graph, method: str, path: str
+) -> None:
+    client = api(owner)
+
+    response = client.post(path, {}, format="json") if method == "post" else client.get(path)
+
+    assert response.status_code == 400
+    assert error_of(response)["param"] == "path"
+
+
+def test_a_nul_in_a_page_path_is_a_400(client, owner) -> None:
+    client.force_login(owner)
+
+    assert client.get("/g/%00/").status_code == 400
+
+
+@pytest.mark.parametrize("path", [
+    "/api/v1/graphs/project-atlas/facts?relation=%00",
+    "/api/v1/graphs/project-atlas/search?q=%00",
+    "/g/project-atlas/episodes?author=%00",
+])
+def test_a_nul_in_a_query_is_a_field_error_not_a_500(
+    api: ClientFor, owner, graph: Graph, path: str
+) -> None:
+    client = api(owner)
+    client.force_login(owner)
+
+    assert client.get(path).status_code in {200, 400}

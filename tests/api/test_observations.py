@@ -11,7 +11,7 @@ import pytest
 from memory.models import Graph, Observation
 from tests.api.conftest import ClientFor
 from tests.conftest import IngestFn
-from tests.memory.test_pipeline import SHIPPED
+from tests.scenarios import SHIPPED
 
 pytestmark = pytest.mark.django_db
 
@@ -123,8 +123,10 @@ def test_a_retired_observation_keeps_its_reason_and_successors(
     active = client.get(path(graph)).json()["items"]
 
     assert [o["uuid"] for o in retired] == [str(seed_observation.uuid)]
-    assert retired[0]["retired_reason"] in {"superseded", "evidence_ended"}
+    assert retired[0]["retired_reason"] == "superseded"
     assert detail["status"] == "retired" and detail["retirement"]["closed_facts"]
-    assert set(detail["history"]["successors"]) <= {o["uuid"] for o in active}
+    (successor,) = active
+    assert successor["name"] == "Payments Integration blocking 1 workstream"
+    assert detail["history"]["successors"] == [successor["uuid"]]
     assert str(seed_observation.uuid) not in {o["uuid"] for o in active}
     assert len(client.get(path(graph), {"status": "all"}).json()["items"]) == len(active) + 1

@@ -18,7 +18,7 @@ from zep_cloud.errors import BadRequestError, ForbiddenError, NotFoundError
 from memory.api.keys import create_api_key
 from memory.models import Episode, Graph, Membership
 from tests.factories import GraphFactory, MembershipFactory, UserFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

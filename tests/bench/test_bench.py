@@ -18,31 +18,49 @@ from memory.extraction.rules import extract_with_rules
 from memory.models import Observation
 from memory.ontology import default_ontology
 from tests.factories import ObservationFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
-# --- Quality thresholds of the quick run ------------------------------------------------------
-# Set from the quick run's figures (150 episodes, seed 7), a little below what was measured, so
-# that a regression fails and nothing else does: the figures are deterministic (same seed, same
-# code, same figures on SQLite and PostgreSQL). The full run's figures (1k, 10k, 100k) are in the
-# README's "Performance and quality"; at larger sizes quality is lower (more chains meet, more
-# names to tell apart), which the quick run cannot see.
+# --- Quality floors of the quick run ----------------------------------------------------------
+# The quick run (150 episodes a case, seed 7) is deterministic: same seed, same code, the same
+# figures on SQLite and PostgreSQL. So each floor is the figure measured at the commit that set it
+# (``manage.py bench --quick``, 2026-12-01), cut to the three decimals the README reports — any
+# regression fails, an improvement passes. Whoever changes a figure on purpose (a new extractor
+# phrasing, a clustering change) updates its line here with the new measurement and the reason.
+# The full run's figures (1k, 10k, 100k) are in the README's "Performance and quality"; at larger
+# sizes quality is lower (more chains meet, more names to tell apart), which 150 cannot show.
 THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
-    # Structured facts measure clustering alone: every expected cluster was found exactly at 150
-    # (ARI 1.000, pairwise P/R 1.000, root blockers 1.000, reach error 0); the full run gave ARI
-    # 0.985–1.000 at 1k and 0.938–0.985 at 10k.
-    ("projects", "structured"): {"ari": 0.99, "precision": 0.99, "recall": 0.99,
-                                 "root_blocker_accuracy": 0.99, "retirement_correctness": 0.99},
-    ("support", "structured"): {"ari": 0.99, "precision": 0.99, "recall": 0.99},
-    # Free text loses the updates written in phrasings outside the rules' table (by design of the
-    # generator): they yield no facts and stay alone, so recall and ARI drop (quick run: ARI
-    # 0.796, pair recall 0.697, root blockers 0.875), while precision stays 1.000.
-    ("projects", "text"): {"ari": 0.75, "precision": 0.99, "recall": 0.65,
-                           "root_blocker_accuracy": 0.85, "retirement_correctness": 0.99,
-                           "extraction_recall_covered": 0.99, "extraction_recall": 0.90},
-    # Support text: ~1 ticket in 4 is worded outside the table (quick run: ARI 0.574, pair
-    # recall 0.418, extraction recall 0.851; covered phrasings 1.000).
-    ("support", "text"): {"ari": 0.50, "precision": 0.99, "recall": 0.38,
-                          "extraction_recall_covered": 0.99, "extraction_recall": 0.80},
+    # Structured facts measure clustering alone: all 8 chains found exactly, their roots and
+    # reach right, the 3 resolved chains retired — nothing below 1.000 is acceptable.
+    ("projects", "structured"): {"ari": 1.0, "precision": 1.0, "recall": 1.0,
+                                 "root_blocker_accuracy": 1.0, "retirement_correctness": 1.0},
+    # All 12 issue families found exactly.
+    ("support", "structured"): {"ari": 1.0, "precision": 1.0, "recall": 1.0},
+    ("projects", "text"): {
+        # The updates worded outside the rules' table yield no facts and stay alone, by design
+        # of the generator: 7 of 8 chains found, so pairs are missed (ARI 0.7958, pair recall
+        # 0.6972) but none is wrong (pair precision 1.000).
+        "ari": 0.795, "recall": 0.697, "precision": 1.0,
+        # The missed chain's root is the one wrong root of 8 (0.875); retirements all right.
+        "root_blocker_accuracy": 0.875, "retirement_correctness": 1.0,
+        # Every phrasing of the table read exactly (covered recall and precision 1.000); all
+        # phrasings: 495 of 522 expected facts (0.9482).
+        "extraction_recall_covered": 1.0, "extraction_precision": 1.0,
+        "extraction_recall": 0.948,
+    },
+    ("support", "text"): {
+        # About one ticket in four is worded outside the table: 11 of 12 families found, many
+        # reporters missing from them (ARI 0.5739, pair recall 0.4180), none misplaced.
+        "ari": 0.573, "recall": 0.418, "precision": 1.0,
+        # 234 of 275 expected facts (0.8509); what the table covers, exactly.
+        "extraction_recall_covered": 1.0, "extraction_precision": 1.0,
+        "extraction_recall": 0.850,
+    },
+}
+CEILINGS: dict[tuple[str, str], dict[str, float]] = {
+    # The reach of each root blocker: exact on structured facts; on text the missed chain's
+    # root counts as a reach of zero (1 of 8: 0.125).
+    ("projects", "structured"): {"reach_error_relative": 0.0},
+    ("projects", "text"): {"reach_error_relative": 0.125},
 }
 CITATION_VALIDITY = 1.0
 """Every claim must cite facts of its own observation's evidence (DESIGN §5): no tolerance."""
@@ -60,6 +78,8 @@ def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
         quality = results[case]["quality"]
         for metric, floor in floors.items():
             assert quality[metric] >= floor, (case, metric, quality[metric])
+        for metric, ceiling in CEILINGS.get(case, {}).items():
+            assert quality[metric] <= ceiling, (case, metric, quality[metric])
         assert quality["citation_validity"] == CITATION_VALIDITY, case
         assert quality["claims"] > 0, case
     assert "| case |" in (tmp_path / "bench.md").read_text()

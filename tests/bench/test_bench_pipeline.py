@@ -22,6 +22,7 @@ from memory.bench.pipeline_bench import (
 )
 from memory.bench.synthetic import SyntheticGraph, synthetic_graph
 from memory.engine.clustering import ClusteringSettings, cluster_episodes
+from memory.engine.context import build_context, extend_clusters
 from memory.engine.types import Cluster, Row
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation, PipelineRun
 from memory.ontology import default_ontology
@@ -34,8 +35,12 @@ Partition = set[tuple[frozenset[int], int]]
 
 
 def expected_partition(synthetic: SyntheticGraph, settings: ClusteringSettings) -> Partition:
+    """What the engine makes of the rows: ``cluster_episodes``, then the chains followed
+    through the graph (nothing in the synthetic stream is done or was resolved by a customer)."""
     result = cluster_episodes(synthetic.rows, synthetic.linking, synthetic.authors, settings)
-    return {(frozenset(c.episode_ids), len(c.fact_ids)) for c in result.clusters}
+    context = build_context(synthetic.rows, result.suppressed_fact_ids)
+    clusters = extend_clusters(result.clusters, context)
+    return {(frozenset(c.episode_ids), len(c.fact_ids)) for c in clusters}
 
 
 def partition_of(observations: Iterable[Observation]) -> Partition:
@@ -93,7 +98,7 @@ def test_loading_writes_every_row_as_processing_would_have() -> None:
 
 @pytest.mark.django_db
 def test_the_pipeline_clusters_a_loaded_graph_as_cluster_episodes_clusters_its_rows() -> None:
-    # Settings and sizes of the clustering tests' order test: Leiden splits and a suppressed hub.
+    # Settings and sizes of the clustering tests' order test: splits and a suppressed hub.
     synthetic = synthetic_graph(2500, seed=3, big_project_share=0.2)
     overrides = {"hub_min_share": 0.01, "max_cluster_episodes": 20}
     expected = expected_partition(synthetic, ClusteringSettings.from_mapping(overrides))

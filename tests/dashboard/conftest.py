@@ -13,8 +13,7 @@ from memory.models import Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from memory.processing import process_episode
 from tests.conftest import IngestFn
-from tests.memory.test_pipeline import SHIPPED
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED, SHIPPED
 
 
 @pytest.fixture

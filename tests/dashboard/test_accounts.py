@@ -101,6 +101,7 @@ def test_the_admin_sign_in_is_throttled_too(client: Client, settings) -> None:
 
     response = client.post(url, {"username": admin.username, "password": PASSWORD})
 
+    assert response.status_code == 429  # like the dashboard's: say so to scripts, too
     assert b"Too many failed sign-ins" in response.content
     assert "_auth_user_id" not in client.session
 

@@ -283,76 +283,85 @@ def release(demo: User):  # type: ignore[no-untyped-def]
     return graph
 
 
-def test_a_started_run_shows_its_progress_until_done(
-    browser, live_server, release, fake_openai, monkeypatch
+def start_a_run(session: Session) -> None:
+    session.sign_in()
+    session.go("/g/release/runs")
+    session.page.get_by_role("button", name="Start a run").click()
+    session.page.wait_for_url(re.compile(r"/g/release/runs/[0-9a-f-]+$"))
+
+
+def test_in_the_embedded_default_a_started_run_runs_in_process_and_opens_done(
+    browser, live_server, release
 ) -> None:
-    import threading
-    from dataclasses import replace
-
-    from django.db import connections
-
-    from memory import pipeline, tasks
-    from memory.models import PipelineRun
-    from tests.fake_openai import default_responder
-
-    # The model answers each summary after a moment, so the run takes a few seconds.
-    fake_openai.responder = lambda request: replace(default_responder(request), delay=0.4)
-    # A worker takes the run, as in production: on SQLite's in-memory test database every thread
-    # shares the live server's one connection; PostgreSQL gives the worker its own.
-    shared = live_server.thread.connections_override.get("default")
-    workers: list[threading.Thread] = []
-
-    def work(run_id: int) -> None:
-        if shared is not None:
-            connections["default"] = shared
-        try:
-            run = PipelineRun.objects.select_related("graph").get(pk=run_id)
-            if pipeline.claim_run(run):
-                pipeline.execute_run(run)
-        finally:
-            if shared is None:
-                connections.close_all()
-
-    def start_in_a_worker(run: PipelineRun) -> None:
-        workers.append(threading.Thread(target=work, args=(run.pk,), daemon=True))
-        workers[-1].start()
-
-    monkeypatch.setattr(tasks, "start_run", start_in_a_worker)
+    """No broker: the start button's request runs the pipeline itself (template summaries) and
+    the run's page opens on the finished run."""
     session = Session(browser, live_server.url, viewport=DESKTOP, scheme="light",
                       label="desktop-light")
     page = session.page
-    session.sign_in()
-    session.go("/g/release/runs")
-    page.get_by_role("button", name="Start a run").click()
-    page.wait_for_url(re.compile(r"/g/release/runs/[0-9a-f-]+$"))
 
-    seen: set[str] = set()
-    percent = page.locator("#run-progress .run-progress__percent")
-    for _ in range(120):
-        seen.add(percent.inner_text())
-        if page.locator("#run-progress .notice--ok").count():
-            break
-        if len(seen) == 2:
-            session.shot("16-run-in-progress")
-        page.wait_for_timeout(250)
+    start_a_run(session)
+
     assert page.locator("#run-progress strong").first.inner_text() == "Done"
-    assert percent.inner_text() == "100%"
-    assert page.locator("#run-progress progress").get_attribute("value") == "100"
+    assert page.locator("#run-progress .run-progress__percent").inner_text() == "100%"
     assert page.locator(".stage-row--done").count() == 6
-    assert any(value not in {"0%", "100%"} for value in seen), seen  # it was seen moving
     assert "8 new" in page.locator("#run-progress .notice--ok").inner_text()
-    # Polling stopped: no more requests for the run's page.
-    polls: list[str] = []
-    page.on("request", lambda r: polls.append(r.url) if "/runs/" in r.url else None)
-    page.wait_for_timeout(2500)
-    assert polls == []
-    page.wait_for_load_state("networkidle")
+    assert page.locator("#run-status .badge").first.inner_text() == "Succeeded"
+    assert session.errors == []
+    session.close()
+
+
+@pytest.mark.worker
+def test_a_run_started_for_a_worker_shows_its_progress_until_done(
+    browser, live_server, release, fake_openai
+) -> None:
+    """Production: the start button enqueues the run on Redis, a Celery worker (another process)
+    runs it with a model that takes a moment per summary, and the page follows its progress."""
+    from dataclasses import replace
+
+    from tests.fake_openai import FAKE_MODEL, default_responder
+    from tests.worker import Worker, broker_mode, new_queue, require_worker_services, worker_env
+
+    redis = require_worker_services()
+    queue = new_queue()
+    fake_openai.responder = lambda request: replace(default_responder(request), delay=0.4)
+    worker = Worker(queue=queue, name="browser-run", env=worker_env(
+        redis, queue, OPENAI_API_KEY="sk-fake", OPENAI_BASE_URL=fake_openai.base_url,
+        LLM_MODEL=FAKE_MODEL, LLM_EXTRACTION="0", LLM_TIMEOUT_SECONDS="20",
+    )).start()
+    session = Session(browser, live_server.url, viewport=DESKTOP, scheme="light",
+                      label="desktop-light")
+    page = session.page
+    try:
+        with broker_mode(redis, queue):
+            start_a_run(session)
+            seen: set[str] = set()
+            percent = page.locator("#run-progress .run-progress__percent")
+            for _ in range(240):
+                seen.add(percent.inner_text())
+                if page.locator("#run-progress .notice--ok").count():
+                    break
+                if len(seen) == 2:
+                    session.shot("16-run-in-progress")
+                page.wait_for_timeout(250)
+            assert page.locator("#run-progress strong").first.inner_text() == "Done"
+            assert percent.inner_text() == "100%"
+            assert page.locator("#run-progress progress").get_attribute("value") == "100"
+            assert page.locator(".stage-row--done").count() == 6
+            assert any(value not in {"0%", "100%"} for value in seen), seen  # seen moving
+            assert "8 new" in page.locator("#run-progress .notice--ok").inner_text()
+            # Polling stopped: no more requests for the run's page.
+            polls: list[str] = []
+            page.on("request", lambda r: polls.append(r.url) if "/runs/" in r.url else None)
+            page.wait_for_timeout(2500)
+            assert polls == []
+            page.wait_for_load_state("networkidle")
+    finally:
+        worker.stop()
     # The badges and the summary reloaded when the run finished.
     assert page.locator("#run-status .badge").first.inner_text() == "Succeeded"
     assert "Written by this run" in page.content()
     session.shot("17-run-done")
-    for worker in workers:
-        worker.join(timeout=30)
+    assert len(fake_openai.completions()) == 8  # the worker's summaries, by the model
 
     assert session.errors == []
     session.close()

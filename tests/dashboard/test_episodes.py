@@ -16,7 +16,7 @@ from memory.models import Episode, Graph, Observation
 from tests.conftest import jsonl
 from tests.dashboard.conftest import htmx, signed_in
 from tests.factories import MONDAY, EpisodeFactory, FactFactory, GraphFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 pytestmark = pytest.mark.django_db
 
@@ -492,3 +492,40 @@ def test_an_update_with_facts_carries_no_note(
     episode = Episode.objects.get(graph=graph)
     assert episode.extraction_note == ""
     assert "No facts:" not in client.get(detail_url(episode)).content.decode()
+
+
+# --- Importing a tracker export from the episodes page ------------------------------------------
+
+
+def test_an_editor_uploads_a_tracker_export_with_its_format(client: Client, graph, owner) -> None:
+    from tests.memory.importers.conftest import fixture_bytes
+
+    file = SimpleUploadedFile("issues.jsonl", fixture_bytes("github-webcompat-issues.jsonl"))
+    response = signed_in(client, owner).post(reverse("episode-upload", args=[graph.slug]),
+                                             {"format": "github", "file": file})
+
+    assert response.status_code == 200
+    result = response.context["upload"]
+    assert (result.report.stored, result.imported.items, result.imported.episodes) == (
+        160, 100, 160)
+    html = response.content.decode()
+    assert "160</strong> stored" in html and "100 items, 160 changes" in html
+    assert result.total == 160  # the processing progress covers every stored change
+    episode = Episode.objects.filter(graph=graph, external_id__endswith=":created").first()
+    page = client.get(reverse("episode", args=[graph.slug, episode.uuid])).content.decode()
+    assert f'href="{episode.url}"' in page and "Open in github" in page
+
+
+def test_a_tracker_export_of_the_wrong_format_is_refused_on_the_form(
+    client: Client, graph, owner
+) -> None:
+    from tests.memory.importers.conftest import fixture_bytes
+
+    file = SimpleUploadedFile("bugs.jsonl", fixture_bytes("bugzilla-bugs.jsonl"))
+    response = signed_in(client, owner).post(reverse("episode-upload", args=[graph.slug]),
+                                             {"format": "linear", "file": file})
+
+    assert response.status_code == 422
+    assert ("Not a Linear (CSV export) file: expected a Linear CSV export: columns ID, Title, "
+            "Status and Created; found") in response.content.decode()
+    assert not Episode.objects.filter(graph=graph).exists()

@@ -169,7 +169,8 @@ def test_why_together_lists_the_shared_signatures_and_draws_the_episode_graph(
     html = response.content.decode()
     assert '<svg class="episode-graph"' in html
     texts = [s.text for s in response.context["signatures"]]
-    assert texts == ["… waits on Auth Service Refactor",
+    assert texts == ["… the dependencies of Auth Service Refactor",
+                     "… the dependencies of Payments Integration",
                      "Backend Team is responsible for Auth Service Refactor",
                      "Bob is responsible for Payments Integration"]
     assert html.count('class="node node--episode"') == 3

@@ -20,6 +20,7 @@ from tests.factories import (
     ObservationFactory,
     PipelineRunFactory,
 )
+from tests.scenarios import SHIPPED
 
 pytestmark = pytest.mark.django_db
 
@@ -99,9 +100,7 @@ def test_updates_are_ticks_and_observations_bands(client: Client, seed_week: Gra
 def test_an_ended_fact_stops_at_a_marker_that_says_what_ended_it(
     client: Client, seed_week: Graph, owner
 ) -> None:
-    replay(seed_week, [{"external_id": "ship", "author": "Dana",
-                        "reference_time": "2026-11-11T10:00:00+00:00",
-                        "content": "The backend team shipped the auth service refactor."}])
+    replay(seed_week, [{**SHIPPED, "reference_time": "2026-11-11T10:00:00+00:00"}])
 
     response = signed_in(client, owner).get(timeline_url(seed_week, SEED_RANGE))
 

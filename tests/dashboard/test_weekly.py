@@ -4,6 +4,7 @@ backfill, the persona checks and the pinned query counts."""
 
 from __future__ import annotations
 
+import csv
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -28,6 +29,7 @@ from tests.factories import (
     PipelineRunFactory,
     chain_structure,
 )
+from tests.scenarios import SHIPPED
 
 pytestmark = pytest.mark.django_db
 
@@ -150,9 +152,7 @@ def test_the_current_week_has_no_next_week_and_says_it_is_not_over(
 def test_an_update_lists_what_changed_and_the_update_that_ended_the_old_version(
     client: Client, seed_week: Graph, owner
 ) -> None:
-    replay(seed_week, [{"external_id": "ship", "author": "Dana",
-                        "reference_time": "2026-11-11T10:00:00+00:00",
-                        "content": "The backend team shipped the auth service refactor."}])
+    replay(seed_week, [{**SHIPPED, "reference_time": "2026-11-11T10:00:00+00:00"}])
 
     review = signed_in(client, owner).get(review_url(seed_week, "2026-W46")).context["review"]
 
@@ -470,6 +470,30 @@ def test_the_review_takes_the_same_eleven_queries_at_5_and_500_patterns(
     review = response.context["review"]
     assert len(review.blockers) == size - size // 5
     assert review.fact_changes == size
+
+
+def test_no_csv_cell_can_be_read_as_a_formula(client: Client, graph: Graph, owner) -> None:
+    """Names and sentences come from whoever writes updates: a cell starting with =, +, -, @, a
+    tab or a carriage return is a formula to a spreadsheet (CSV injection), so it is written
+    with a leading apostrophe, which spreadsheets show as text."""
+    replay(graph, [
+        {"external_id": f"x{n}", "author": author, "reference_time": f"2026-11-0{n + 2}T09:00:00Z",
+         "content": "A sentence the rules do not read.",
+         "facts": [{"source": source, "relation": "DEPENDS_ON", "target": "@SUM(A1:A9)",
+                    "fact": "+1 waits", "source_type": "WorkItem", "target_type": "WorkItem"}]}
+        for n, (author, source) in enumerate([
+            ('=HYPERLINK("http://evil.example","click")', "-2+3 Migration"),
+            ("+Bob", "\tTabbed item"),
+        ])
+    ])
+    signed_in(client, owner)
+
+    rows = list(csv.reader(download(client, graph, "csv")[1:].splitlines()))
+
+    cells = [cell for row in rows[1:] for cell in row]
+    assert any(cell.startswith("'=HYPERLINK") for cell in cells)
+    assert any(cell.startswith("'@SUM") for cell in cells)
+    assert not [cell for cell in cells if cell[:1] in {"=", "+", "-", "@", "\t", "\r"}]
 
 
 @pytest.mark.parametrize("size", [5, 500])

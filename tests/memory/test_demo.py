@@ -18,9 +18,11 @@ from django.test import Client
 from memory import resolution
 from memory.demo import ARRIVAL_DELAY, demo_graphs, demo_origin, schedule, squeeze_future
 from memory.exports import root_blockers
-from memory.ingestion import parse_episode
+from memory.ingestion import ingest_records, parse_episode
 from memory.models import Entity, Episode, Fact, Graph, Membership, Observation, PipelineRun
 from memory.ontology import default_ontology
+from memory.pipeline import run_pipeline
+from memory.processing import process_episode
 
 CAUSAL_WORDS = ("because", "caused by", "due to")
 
@@ -164,6 +166,33 @@ class TestAFreshDemo:
         assert ended.name == "Staging Database Refresh blocking 2 workstreams"
         assert not ended.successors.exists()
 
+    def test_atlas_an_upstream_blocker_of_the_sso_rollout_becomes_its_root_with_its_owner(
+        self, demo: str
+    ) -> None:
+        graph = Graph.objects.get(slug="atlas")
+        sso = next(o for o in active("atlas") if o.name.startswith("SSO Rollout"))
+        try:
+            report = ingest_records(graph, [(1, {
+                "author": "Grace", "source": "slack-standup", "type": "message",
+                "reference_time": datetime.now(UTC).isoformat(),
+                "content": "The SSO rollout is blocked on the security review, which the "
+                           "security team owns."})], process=False)
+            (episode_id,) = report.stored_ids
+            assert process_episode(episode_id) == "processed"
+            run = run_pipeline(graph)
+        finally:
+            resolution.forget_name_index(graph.pk)
+
+        assert run is not None and run.status == PipelineRun.Status.SUCCEEDED
+        (chain,) = [o for o in active("atlas") if o.lineage == sso.lineage]
+        assert chain.version == sso.version + 1
+        assert top_blocker(chain) == {
+            "entity": "Security Review", "owner": "Security Team",
+            "reach_people": 2, "reach_work_items": 2}
+        assert chain.summary.startswith(
+            "The Security Review, owned by the Security Team, is the root blocker")
+        assert chain.episodes.filter(pk=episode_id).exists()
+
     def test_atlas_chains_re_form_around_what_still_blocks_work_after_a_resolution(
         self, demo: str
     ) -> None:
@@ -189,7 +218,7 @@ class TestAFreshDemo:
                 for c in run.audit["clustering"]["hub_candidates"] if c["suppressed"]
             }
             assert ("Priya", "RESPONSIBLE_FOR", "Project Atlas") in suppressed
-            assert ("*", "DEPENDS_ON", "Security Review") in suppressed
+            assert ("*", "CHAIN", "Security Review") in suppressed
         # So no observation chains the weekly notes together through them.
         for observation in Observation.objects.filter(graph__slug="atlas"):
             assert not observation.entities.filter(
@@ -226,32 +255,26 @@ class TestAFreshDemo:
         for observation in issues.values():
             assert not any(word in observation.summary.lower() for word in CAUSAL_WORDS)
 
-    def test_support_502s_retire_once_a_customer_says_they_are_resolved(self, demo: str) -> None:
-        retired = Observation.objects.filter(
-            graph__slug="support", status=Observation.Status.RETIRED,
-            name__startswith="502 Errors reported by",
-        ).latest("retired_at")
+    def test_support_one_customers_resolved_ends_only_their_report_of_the_502s(
+        self, demo: str
+    ) -> None:
+        """Soylent Foods wrote that the 502 errors are resolved; Wayne Retail had written that
+        checkout still fails. Only Soylent's report ends, and the issue stays open."""
+        reports = {f.source.name: f for f in Fact.objects.filter(
+            graph__slug="support", relation="REPORTED", target__name="502 Errors")}
+        assert set(reports) == {"Wayne Retail", "Soylent Foods", "Globex",
+                                "Vandelay Industries"}
+        assert reports["Soylent Foods"].close_reason == Fact.CloseReason.EXPLICIT
+        assert reports["Soylent Foods"].closed_by_episode.external_id == "zd-4136"
+        assert reports["Wayne Retail"].is_open
 
-        closed = Fact.objects.filter(pk__in=retired.retirement["closed_facts"])
-        assert closed.exists()
-        assert {f.close_reason for f in closed} == {Fact.CloseReason.RESOLUTION}
-        assert {f.closed_by_fact.target.name for f in closed} == {"Resolved"}
-        assert not Observation.objects.filter(
-            graph__slug="support", status=Observation.Status.ACTIVE, name__startswith="502"
-        ).exists()
-
-    def test_a_customers_all_clear_ends_only_that_customers_502_report(self, demo: str) -> None:
-        """Globex's "Checkout works again" (before anyone says the 502s are resolved) ends
-        Globex's report, explicitly, and no other customer's."""
-        globex = Fact.objects.get(graph__slug="support", relation="REPORTED",
-                                  source__name="Globex", target__name="502 Errors")
-
-        assert globex.close_reason == Fact.CloseReason.EXPLICIT
-        assert globex.closed_by_episode.content == "Checkout works again, thank you."
-        others = Fact.objects.filter(graph__slug="support", relation="REPORTED",
-                                     target__name="502 Errors").exclude(source__name="Globex")
-        assert others.count() == 3
-        assert {f.close_reason for f in others} == {Fact.CloseReason.RESOLUTION}
+        (issue,) = [o for o in active("support", Observation.Kind.RECURRING_ISSUE)
+                    if o.name.startswith("502 Errors")]
+        assert issue.name == "502 Errors reported by 4 customers, 1 reports it resolved"
+        assert "Soylent Foods (" in issue.summary
+        assert "reports it resolved for them" in issue.summary
+        assert issue.episodes.filter(external_id="zd-4136").exists()
+        assert issue.facts.filter(pk=reports["Soylent Foods"].pk).exists()
 
     def test_support_plan_changes_close_the_plan_they_replace(self, demo: str) -> None:
         plans = Fact.objects.filter(graph__slug="support", relation="ON_PLAN",

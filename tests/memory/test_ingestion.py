@@ -14,6 +14,7 @@ from django.core.management import CommandError, call_command
 from memory.ingestion import MAX_CONTENT_BYTES, ingest_records, read_records
 from memory.models import Episode, Graph
 from tests.conftest import jsonl
+from tests.poisons import POISONS
 
 GOOD = {
     "external_id": "alice-1",
@@ -165,3 +166,94 @@ def test_blocks_is_stored_as_the_reversed_depends_on(graph: Graph) -> None:
     assert (fact["source"], fact["relation"], fact["target"]) == (
         "API Migration", "DEPENDS_ON", "Auth Refactor"
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_a_poisoned_line_is_rejected_with_its_field_and_every_good_line_is_stored(
+    graph: Graph, tmp_path: Path, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    good = [json.dumps(line(external_id=f"good-{n}")).encode() for n in range(4)]
+
+    code, out, err = run_ingest(tmp_path, b"\n".join([*good[:2], poisoned.encode(), *good[2:]]))
+
+    assert (code, out) == (1, "stored 4, duplicates 0, rejected 1\n")
+    assert err.startswith(f"line 3: {field}: {reason}"), err
+    assert "Traceback" not in err
+    assert Episode.objects.filter(graph=graph).count() == 4
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("case", "poisoned", "field", "reason"), POISONS,
+                         ids=[p[0] for p in POISONS])
+def test_a_poisoned_item_of_a_json_array_spoils_only_itself(
+    graph: Graph, case: str, poisoned: str, field: str, reason: str
+) -> None:
+    good = [json.dumps(line(external_id=f"good-{n}")) for n in range(2)]
+    payload = f"[{good[0]}, {poisoned}, {good[1]}]".encode()
+
+    report = ingest_records(graph, read_records(payload), process=False)
+
+    assert (report.stored, report.rejected) == (2, 1)
+    rejected = report.results[1]
+    assert (rejected.line, rejected.field) == (2, field)
+    assert rejected.reason.startswith(reason)
+
+
+@pytest.mark.django_db
+def test_the_database_refuses_a_second_copy_of_an_episode_without_external_id(
+    graph: Graph,
+) -> None:
+    from django.db import IntegrityError, transaction
+
+    ingest_records(graph, [(1, line(external_id=None))], process=False)
+    first = Episode.objects.get()
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Episode.objects.create(graph=graph, content=first.content, content_hash=first.content_hash,
+                               reference_time=first.reference_time)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_parallel_identical_batches_without_external_ids_store_each_episode_once() -> None:
+    """20 requests post the same 200 records at once: 200 episodes, whoever wins each."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "concurrent writers need PostgreSQL")
+    graph = Graph.objects.create(slug="race", name="Race")
+    records = [line(external_id=None, content=f"Update {n}: the work item is on track.")
+               for n in range(200)]
+
+    def post(_: int) -> tuple[int, int]:
+        try:
+            report = ingest_records(graph, list(enumerate(records, start=1)), process=False)
+            return report.stored, report.duplicates
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        outcomes = list(pool.map(post, range(20)))
+
+    assert Episode.objects.filter(graph=graph).count() == 200
+    assert sum(stored for stored, _ in outcomes) == 200
+    assert sum(duplicates for _, duplicates in outcomes) == 19 * 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("shape", ["jsonl", "array"])
+def test_a_utf8_byte_order_mark_at_the_start_of_a_file_is_not_part_of_line_1(
+    graph: Graph, shape: str
+) -> None:
+    """Windows editors save UTF-8 with a byte-order mark; it is not content."""
+    records = [line(external_id="one"), line(external_id="two")]
+    body = jsonl(records) if shape == "jsonl" else json.dumps(records).encode()
+
+    report = ingest_records(graph, read_records(b"\xef\xbb\xbf" + body), process=False)
+
+    assert (report.stored, report.rejected) == (2, 0), report.results

@@ -12,6 +12,7 @@ from memory.merges import (
     undo_merge,
 )
 from memory.models import Alias, Entity, Fact, Graph, MergeSuggestion
+from tests.conftest import IngestFn
 from tests.factories import EntityFactory, EpisodeFactory, FactFactory, UserFactory
 
 
@@ -122,3 +123,21 @@ def test_entities_of_different_graphs_cannot_be_merged(graph: Graph) -> None:
 
     with pytest.raises(MergeError, match="different graphs"):
         merge_entities(ours, theirs)
+
+
+@pytest.mark.django_db
+def test_a_trackers_duplicate_becomes_a_merge_suggestion_never_a_merge(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    record = {"external_id": "dup", "author": "Tracker",
+              "reference_time": "2026-11-08T10:00:00+00:00", "content": "ATL-4 duplicates ATL-3.",
+              "facts": [{"source": "ATL-4", "relation": "duplicates", "target": "ATL-3",
+                         "source_type": "WorkItem", "target_type": "WorkItem"}]}
+    ingest(graph, [record])
+    ingest(graph, [{**record, "external_id": "dup-again"}])
+
+    suggestion = MergeSuggestion.objects.get(graph=graph)
+    assert (suggestion.entity.name, suggestion.into.name, suggestion.score) == ("ATL-4", "ATL-3",
+                                                                                1.0)
+    assert suggestion.status == MergeSuggestion.Status.OPEN
+    assert not Entity.objects.filter(graph=graph, merged_into__isnull=False).exists()

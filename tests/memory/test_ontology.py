@@ -33,12 +33,25 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
     ontology = default_ontology()
 
     assert {name: r.linking for name, r in ontology.relations.items()} == {
-        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "target",
+        "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "chain",
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
-        "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none",
+        "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none", "TRACKS": "chain",
+        "DUPLICATE_OF": "pair", "REPLACES": "pair",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
-                                                                             "ON_PLAN"}
+                                                                             "ON_PLAN",
+                                                                             "DUPLICATE_OF"}
+
+
+def test_a_tracking_item_tracks_its_items_and_tracked_by_is_the_same_link_reversed() -> None:
+    ontology = default_ontology()
+
+    tracks = ontology.relation("TRACKS")
+    assert tracks is not None
+    assert (tracks.source_types, tracks.target_types) == (("WorkItem", "Issue"),
+                                                          ("WorkItem", "Issue"))
+    assert ontology.normalize_relation("tracked by") == ("TRACKS", True)
+    assert ontology.normalize_relation("tracks") == ("TRACKS", False)
 
 
 def test_a_graph_can_add_types_and_relations_and_change_a_linking_mode() -> None:
@@ -76,3 +89,47 @@ def test_a_graph_can_replace_the_resolution_rules() -> None:
 def test_a_bad_override_is_refused(overrides: dict) -> None:
     with pytest.raises(ValueError):
         build_ontology(overrides)
+
+
+def test_the_common_trackers_completion_statuses_are_done_by_default() -> None:
+    ontology = default_ontology()
+    for status in ("closed", "Done", "RESOLVED", "VERIFIED", "fixed", "merged", "released",
+                   "shipped"):
+        assert ontology.is_completion_status(status), status
+        assert ontology.is_final_status(status), status
+
+
+def test_wont_fix_duplicate_and_invalid_end_an_item_without_being_done() -> None:
+    ontology = default_ontology()
+    for status in ("won't fix", "WONTFIX", "DUPLICATE", "invalid", "INCOMPLETE", "Canceled",
+                   "not planned"):
+        assert ontology.is_ended_status(status), status
+        assert ontology.is_final_status(status), status
+        assert not ontology.is_completion_status(status), status
+    assert not ontology.is_final_status("In Progress")
+
+
+def test_a_graph_moves_a_status_between_done_and_ended() -> None:
+    ontology = build_ontology({"completion_statuses": ["incomplete"],
+                               "ended_statuses": ["closed", "non-compat"]})
+
+    assert ontology.is_completion_status("incomplete")
+    assert not ontology.is_ended_status("incomplete")
+    assert ontology.is_ended_status("closed") and not ontology.is_completion_status("closed")
+    assert ontology.is_ended_status("non-compat")
+
+
+def test_tracker_links_have_their_relations_and_directions() -> None:
+    ontology = default_ontology()
+    assert ontology.normalize_relation("blocks") == ("DEPENDS_ON", True)
+    assert ontology.normalize_relation("tracked by") == ("TRACKS", True)
+    assert ontology.normalize_relation("TRACKS") == ("TRACKS", False)
+    assert ontology.normalize_relation("duplicated by") == ("DUPLICATE_OF", True)
+    assert ontology.normalize_relation("superseded by") == ("REPLACES", True)
+    tracks = ontology.relations["TRACKS"]
+    assert (tracks.source_types, tracks.target_types) == (("WorkItem", "Issue"),
+                                                          ("WorkItem", "Issue"))
+    # A parent links its items' chains (DESIGN §9): never a blocker, but one tree with them.
+    assert tracks.linking == "chain"
+    assert ontology.relations["DUPLICATE_OF"].linking == "pair"
+    assert ontology.relations["REPLACES"].linking == "pair"

@@ -10,10 +10,7 @@ import pytest
 from memory.models import Claim, Episode, Fact, Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
-from tests.memory.test_processing import SEED
-
-SHIPPED = {"external_id": "ship", "author": "Dana", "reference_time": "2026-12-02T10:00:00+00:00",
-           "content": "The backend team shipped the auth service refactor."}
+from tests.scenarios import SEED, SHIPPED, TICKETS
 
 
 def active(graph: Graph) -> list[Observation]:
@@ -70,8 +67,8 @@ def test_shipping_the_root_blocker_retires_the_observation_with_its_reason(
 
     before.refresh_from_db()
     assert before.status == Observation.Status.RETIRED
-    assert before.retired_reason in {Observation.RetiredReason.SUPERSEDED,
-                                     Observation.RetiredReason.EVIDENCE_ENDED}
+    # Its facts changed (two dependencies ended): a new version of the same pattern.
+    assert before.retired_reason == Observation.RetiredReason.SUPERSEDED
     closed = Fact.objects.filter(pk__in=before.retirement["closed_facts"])
     assert {(f.source.name, f.target.name) for f in closed} == {
         ("API Migration", "Auth Service Refactor"),
@@ -82,9 +79,12 @@ def test_shipping_the_root_blocker_retires_the_observation_with_its_reason(
     assert before.claims.exists() and before.episodes.count() == 3
     assert Episode.objects.count() == episodes_before + 1
     # The pattern re-forms around what blocks work now: the payments integration.
-    for successor in before.successors.all():
-        assert successor.status == Observation.Status.ACTIVE
-        assert "Auth Service Refactor" not in successor.name
+    (successor,) = before.successors.all()
+    assert (successor.status, successor.lineage, successor.version) == (
+        Observation.Status.ACTIVE, before.lineage, before.version + 1)
+    root = successor.structure["dependency"]["root_blockers"][0]
+    assert names(successor.structure, root["members"]) == ["Payments Integration"]
+    assert before.retirement["successors"] == [str(successor.uuid)]
 
 
 @pytest.mark.django_db
@@ -110,21 +110,55 @@ def test_a_second_run_cannot_start_while_one_holds_the_graph(graph: Graph) -> No
     assert run_pipeline(graph) is None
 
 
-TICKETS = [
-    {"external_id": "t1", "author": "Acme Corp", "source": "zendesk",
-     "reference_time": "2026-11-17T08:10:00+00:00",
-     "content": "Our exports fail with timeout errors since the nightly backfill."},
-    {"external_id": "t2", "author": "Globex Inc", "source": "zendesk",
-     "reference_time": "2026-11-18T07:55:00+00:00",
-     "content": "We keep getting timeouts on the export. They started after the nightly "
-                "backfill."},
-    {"external_id": "t3", "author": "Initech Ltd", "source": "zendesk",
-     "reference_time": "2026-11-19T08:30:00+00:00",
-     "content": "Requests time out on the export following the nightly backfill."},
-    {"external_id": "t4", "author": "Umbrella Corp", "source": "zendesk",
-     "reference_time": "2026-11-19T10:00:00+00:00",
-     "content": "We upgraded to the Enterprise plan."},
-]
+@pytest.mark.django_db
+def test_a_run_that_finds_the_graph_held_leaves_no_queued_run_behind(graph: Graph) -> None:
+    """The settle task or the command found the graph busy: nothing is left for nobody to run
+    (the next settle check runs the graph again if it changed)."""
+    PipelineRun.objects.create(graph=graph, status=PipelineRun.Status.RUNNING,
+                               started_at=datetime.now().astimezone(),
+                               heartbeat_at=datetime.now().astimezone())
+
+    run_pipeline(graph)
+
+    assert not PipelineRun.objects.filter(graph=graph, status=PipelineRun.Status.QUEUED).exists()
+
+
+@pytest.mark.django_db
+def test_the_database_keeps_one_queued_run_per_graph_and_as_of(graph: Graph) -> None:
+    from django.db import IntegrityError, transaction
+
+    PipelineRun.objects.create(graph=graph)
+    PipelineRun.objects.create(graph=graph, as_of=datetime(2026, 11, 1).astimezone())
+
+    for as_of in (None, datetime(2026, 11, 1).astimezone()):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            PipelineRun.objects.create(graph=graph, as_of=as_of)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_for_a_run_share_one_queued_run() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection, connections
+
+    from memory.pipeline import request_run
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "concurrent requests need PostgreSQL")
+    graph = Graph.objects.create(slug="busy", name="Busy")
+
+    def request(_: int) -> int:
+        try:
+            return request_run(graph).pk
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        runs = set(pool.map(request, range(10)))
+
+    assert len(runs) == 1
+    assert PipelineRun.objects.filter(graph=graph).count() == 1
 
 
 @pytest.mark.django_db
@@ -217,3 +251,68 @@ def test_with_a_model_the_summary_is_the_models_and_unchanged_evidence_costs_no_
     assert calls == 1
     assert run.counts["untouched"] == 1
     assert len(fake_openai.completions()) == calls
+
+
+@pytest.mark.django_db
+def test_an_update_restating_the_same_facts_updates_the_version_in_place_with_no_model_call(
+    graph: Graph, ingest: IngestFn, fake_openai
+) -> None:
+    ingest(graph, SEED)
+    (before,) = active(graph)
+    calls = len(fake_openai.completions())
+    again = {**SEED[0], "external_id": "alice-again",
+             "reference_time": "2026-11-30T09:00:00+00:00"}
+
+    ingest(graph, [again])
+
+    (after,) = active(graph)
+    assert (after.pk, after.version, after.summary) == (before.pk, 1, before.summary)
+    assert after.episode_count == 4
+    assert after.episodes.filter(external_id="alice-again").exists()
+    assert after.window_end == datetime.fromisoformat("2026-11-30T09:00:00+00:00")
+    assert [r["episodes"] for r in after.restatements] == [1]
+    assert len(fake_openai.completions()) == calls
+    run = PipelineRun.objects.filter(graph=graph).latest("started_at")
+    assert (run.counts["restated"], run.counts["created"], run.counts["updated"]) == (1, 0, 0)
+    # Restated in place, the evidence is current: the next run leaves it untouched.
+    assert run_pipeline(graph).counts["untouched"] == 1
+
+
+WAITING = [
+    {"external_id": "api", "author": "Alice", "reference_time": "2026-11-23T09:00:00+00:00",
+     "content": "The API migration is waiting on the auth service refactor."},
+    {"external_id": "pay", "author": "Bob", "reference_time": "2026-11-24T09:00:00+00:00",
+     "content": "The payments integration is waiting on the auth service refactor."},
+    # As a tracker's export says it: the status field, given as a fact.
+    {"external_id": "verified", "author": "Dana", "source": "tracker",
+     "reference_time": "2026-11-25T09:00:00+00:00",
+     "content": "Auth service refactor: status changed to Signed Off.",
+     "facts": [{"source": "Auth Service Refactor", "relation": "HAS_STATUS",
+                "target": "Signed Off", "source_type": "WorkItem", "target_type": "Status",
+                "fact": "Auth service refactor: status changed to Signed Off."}]},
+]
+
+
+@pytest.mark.django_db
+def test_a_chain_whose_root_is_done_retires_as_evidence_ended_citing_the_completing_fact(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    # "Signed off" means finished only once the graph says so: until then the chain is current,
+    # and no resolution rule closed its dependencies when it was said.
+    ingest(graph, WAITING)
+    (chain,) = active(graph)
+    assert chain.structure["dependency"]["root_blockers"]
+    graph.ontology = {"completion_statuses": ["signed off"]}
+    graph.save()
+
+    run = run_pipeline(graph)
+
+    chain.refresh_from_db()
+    assert chain.retired_reason == Observation.RetiredReason.EVIDENCE_ENDED
+    (completing,) = Fact.objects.filter(pk__in=chain.retirement["completing_facts"])
+    assert (completing.relation, completing.target.name) == ("HAS_STATUS", "Signed Off")
+    assert len(chain.retirement["settled_facts"]) == 2
+    assert chain.retirement["closed_facts"] == []
+    assert "2 dependencies on finished work" in chain.retirement["note"]
+    assert run.counts["retired_by_reason"] == {"evidence_ended": 1}
+    assert active(graph) == []

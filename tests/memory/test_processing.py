@@ -16,18 +16,9 @@ from memory.selectors import (
     with_evidence,
 )
 from tests.conftest import IngestFn
-
-SEED = [
-    {"external_id": "alice", "author": "Alice", "reference_time": "2026-11-23T09:00:00+00:00",
-     "content": "The API migration is blocked. I'm waiting on the auth service refactor, "
-                "which the backend team owns."},
-    {"external_id": "bob", "author": "Bob", "reference_time": "2026-11-25T09:00:00+00:00",
-     "content": "The payments integration is stalled. I'm also waiting on the auth service "
-                "refactor from the backend team."},
-    {"external_id": "clara", "author": "Clara", "reference_time": "2026-11-27T09:00:00+00:00",
-     "content": "The checkout flow can't move forward because the payments integration isn't "
-                "ready. That work belongs to Bob."},
-]
+from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import fake_openai as fake_openai_fixture  # noqa: F401
+from tests.scenarios import SEED, SHIPPED
 
 
 def signatures(graph: Graph, external_id: str, *, with_status: bool = False) -> set[tuple]:
@@ -101,10 +92,7 @@ def test_shipping_the_refactor_ends_both_dependencies_pointing_at_it(
     graph: Graph, ingest: IngestFn
 ) -> None:
     ingest(graph, SEED)
-    ingest(graph, [{"external_id": "ship", "author": "Dana",
-                    "reference_time": "2026-12-02T10:00:00+00:00",
-                    "content": "The backend team shipped the auth service refactor."}],
-           now=at("2026-12-02T10:05:00+00:00"))
+    ingest(graph, [SHIPPED], now=at("2026-12-02T10:05:00+00:00"))
 
     ended = Fact.objects.filter(graph=graph, relation="DEPENDS_ON",
                                 target__name="Auth Service Refactor")
@@ -291,9 +279,7 @@ def test_a_backfill_that_restates_a_fact_earlier_revises_it_without_rewriting_wh
 def test_a_backfilled_dependency_on_work_already_shipped_ends_when_it_shipped(
     graph: Graph, ingest: IngestFn
 ) -> None:
-    ingest(graph, [SEED[0], {"external_id": "ship", "author": "Dana",
-                             "reference_time": "2026-12-02T10:00:00+00:00",
-                             "content": "The backend team shipped the auth service refactor."}])
+    ingest(graph, [SEED[0], SHIPPED])
     ingest(graph, [{"external_id": "late", "author": "Bob",
                     "reference_time": "2026-11-25T09:00:00+00:00",
                     "content": "The payments integration is blocked on the auth service "
@@ -306,19 +292,114 @@ def test_a_backfilled_dependency_on_work_already_shipped_ends_when_it_shipped(
     assert late.expired_at is None  # learned already ended: never believed open
 
 
+REPORTS_OF_502 = [
+    {"author": "Acme Corp", "source": "zendesk", "reference_time": "2026-11-23T09:00:00+00:00",
+     "content": "We're seeing 502 errors on the checkout page since the Tuesday deploy."},
+    {"author": "Globex Inc", "source": "zendesk", "reference_time": "2026-11-24T09:00:00+00:00",
+     "content": "We get 502 errors on the checkout page after the Tuesday deploy."},
+]
+
+
+def open_reporters(graph: Graph) -> list[str]:
+    return sorted(current_facts(graph).filter(relation="REPORTED")
+                  .values_list("source__name", flat=True))
+
+
+def open_issue_facts(graph: Graph) -> set[str]:
+    return set(current_facts(graph).filter(relation__in=["AFFECTS", "PRECEDED_BY"])
+               .values_list("relation", flat=True))
+
+
 @pytest.mark.django_db
-def test_a_resolved_issue_ends_its_reports_and_what_it_followed(graph: Graph,
-                                                                ingest: IngestFn) -> None:
-    ingest(graph, [
-        {"author": "Acme Corp", "source": "zendesk", "reference_time": "2026-11-23T09:00:00+00:00",
-         "content": "We're seeing 502 errors on the checkout page since the Tuesday deploy."},
-        {"author": "Globex Inc", "source": "zendesk",
-         "reference_time": "2026-11-27T09:00:00+00:00",
-         "content": "The 502 errors on the checkout page are resolved. Thanks!"},
-    ])
+def test_a_customer_saying_an_issue_is_resolved_ends_their_own_report_only(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, [*REPORTS_OF_502, {
+        "author": "Globex Inc", "source": "zendesk", "reference_time": "2026-11-27T09:00:00+00:00",
+        "content": "The 502 errors on the checkout page are resolved. Thanks!"}])
+
+    assert open_reporters(graph) == ["Acme Corp"]
+    globex = Fact.objects.get(graph=graph, relation="REPORTED", source__name="Globex Inc")
+    assert globex.invalid_at == at("2026-11-27T09:00:00+00:00")
+    assert globex.close_reason == Fact.CloseReason.EXPLICIT
+    assert globex.closed_by_episode.author == "Globex Inc"
+    # The issue is not resolved for Acme: what it affects and followed still holds, and the
+    # issue was given no status of "resolved" on Globex's word.
+    assert open_issue_facts(graph) == {"AFFECTS", "PRECEDED_BY"}
+    assert not Fact.objects.filter(graph=graph, relation="HAS_STATUS").exists()
+
+
+@pytest.mark.django_db
+def test_a_customer_who_never_reported_the_issue_ends_nobodys_report(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, [*REPORTS_OF_502, {
+        "author": "Initech", "source": "zendesk", "reference_time": "2026-11-27T09:00:00+00:00",
+        "content": "The 502 errors on the checkout page are resolved. Thanks!"}])
+
+    assert open_reporters(graph) == ["Acme Corp", "Globex Inc"]
+    assert open_issue_facts(graph) == {"AFFECTS", "PRECEDED_BY"}
+
+
+@pytest.mark.django_db
+def test_once_every_reporter_says_it_is_resolved_the_issue_ends(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    resolved = "The 502 errors on the checkout page are resolved."
+    ingest(graph, [*REPORTS_OF_502,
+                   {"author": "Globex Inc", "source": "zendesk", "content": resolved,
+                    "reference_time": "2026-11-27T09:00:00+00:00"},
+                   {"author": "Acme Corp", "source": "zendesk", "content": resolved,
+                    "reference_time": "2026-11-28T09:00:00+00:00"}])
+
+    assert open_reporters(graph) == []
+    assert open_issue_facts(graph) == set()
+    for fact in Fact.objects.filter(graph=graph, relation__in=["AFFECTS", "PRECEDED_BY"]):
+        assert fact.invalid_at == at("2026-11-28T09:00:00+00:00")
+        assert fact.close_reason == Fact.CloseReason.RESOLUTION
+        assert fact.closed_by_episode.author == "Acme Corp"
+
+
+@pytest.mark.django_db
+def test_the_vendor_saying_an_issue_is_fixed_ends_every_report_and_what_it_followed(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, [*REPORTS_OF_502, {
+        "author": "Dana", "source": "status-page", "reference_time": "2026-11-27T09:00:00+00:00",
+        "content": "The 502 errors on the checkout page are resolved."}])
 
     ended = Fact.objects.filter(graph=graph, relation__in=["REPORTED", "AFFECTS", "PRECEDED_BY"])
-    assert ended.count() >= 3
+    assert ended.count() >= 4
     for fact in ended:
         assert fact.invalid_at == at("2026-11-27T09:00:00+00:00"), fact
         assert fact.close_reason == Fact.CloseReason.RESOLUTION
+
+
+def closure_of_report(customer: str, sentence: str) -> dict:
+    """A model's reading of "works again, thanks" from a customer: their report ends."""
+    return {"entities": [], "facts": [], "closures": [{
+        "source": customer, "source_type": "Customer", "relation": "REPORTED",
+        "target": "502 Errors", "target_type": "Issue", "sentence": sentence}]}
+
+
+@pytest.mark.django_db
+def test_a_customers_closure_of_their_report_ends_the_issue_only_with_the_last_report(
+    graph: Graph, ingest: IngestFn, fake_openai: FakeOpenAI, settings: object
+) -> None:
+    ingest(graph, REPORTS_OF_502)  # read by the rules (the fake model extracts nothing)
+    settings.LLM_EXTRACTION = True  # type: ignore[attr-defined]
+    works = "Checkout works again, thank you."
+
+    fake_openai.reply_json(closure_of_report("Globex Inc", works))
+    ingest(graph, [{"author": "Globex Inc", "source": "zendesk", "content": works,
+                    "reference_time": "2026-11-27T09:00:00+00:00"}])
+
+    assert open_reporters(graph) == ["Acme Corp"]
+    assert open_issue_facts(graph) == {"AFFECTS", "PRECEDED_BY"}
+
+    fake_openai.reply_json(closure_of_report("Acme Corp", works))
+    ingest(graph, [{"author": "Acme Corp", "source": "zendesk", "content": works,
+                    "reference_time": "2026-11-28T09:00:00+00:00"}])
+
+    assert open_reporters(graph) == []
+    assert open_issue_facts(graph) == set()

@@ -1,17 +1,24 @@
-"""The run's bulk writes: COPY on PostgreSQL and bulk_create elsewhere write the same rows."""
+"""The run's writes: COPY on PostgreSQL and bulk_create elsewhere write the same rows, and a run
+publishes in one transaction (a failure mid-publish leaves the previous observations)."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from django.db import connection
+from django.db import OperationalError, connection
 
+from memory.ingestion import ingest_records
 from memory.models import Claim, Entity, Episode, Graph, Observation, PipelineRun
+from memory.pipeline import run_pipeline
+from memory.processing import process_episode
 from memory.publishing import insert_links, insert_models, insert_values, uses_copy
+from tests.conftest import IngestFn
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
+from tests.scenarios import SEED
 
 needs_postgres = pytest.mark.skipif(
     "connection.vendor != 'postgresql'", reason="COPY is PostgreSQL's; SQLite has bulk_create only"
@@ -106,3 +113,78 @@ def test_insert_values_writes_plain_rows_and_returns_their_ids_in_order(copy: bo
         (uuid.uuid4(), graph.pk, "Item 9", "item 9", "WorkItem", "", "", "", at)],
         ids=False, copy=copy) == []
     assert Entity.objects.filter(graph=graph).count() == 4
+
+
+# --- One transaction -----------------------------------------------------------------------------
+
+DAVE = {"external_id": "dave", "author": "Dave", "reference_time": "2026-11-28T09:00:00+00:00",
+        "content": "The mobile app is blocked. I'm waiting on the auth service refactor too."}
+
+
+def fail_when(matches: Callable[[str], bool]) -> Callable[..., Any]:
+    """A database execute wrapper (Django's hook at the edge of the database) that answers a
+    matching statement with the error a lost connection gives."""
+
+    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool,
+                context: Any) -> Any:
+        if matches(sql):
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    return wrapper
+
+
+def retiring(sql: str) -> bool:
+    return sql.startswith('UPDATE "memory_observation"') and '"retired_at"' in sql
+
+
+def marking_published(sql: str) -> bool:
+    return sql.startswith('UPDATE "memory_pipelinerun"') and '"published_at"' in sql
+
+
+def everything_published(graph: Graph) -> dict[str, Any]:
+    """Every row a run publishes, as plain values."""
+    observations = Observation.objects.filter(graph=graph)
+    return {
+        "observations": list(observations.order_by("pk").values_list(
+            "pk", "version", "status", "retired_reason", "retired_at", "retired_by_run")),
+        "claims": list(Claim.objects.filter(observation__graph=graph).values_list("pk", "text")),
+        "links": [
+            sorted(through.objects.filter(**{f"{column}__graph": graph}).values_list("pk"))
+            for through, column in ((Observation.episodes.through, "observation"),
+                                    (Observation.facts.through, "observation"),
+                                    (Observation.entities.through, "observation"),
+                                    (Observation.predecessors.through, "from_observation"),
+                                    (Claim.facts.through, "claim__observation"))
+        ],
+    }
+
+
+@pytest.mark.django_db(transaction=True)  # autocommit, as on a worker: what is written stays
+@pytest.mark.parametrize("failing", [retiring, marking_published],
+                         ids=["at the retirement", "at the last statement"])
+def test_a_run_failing_mid_publish_leaves_the_previous_observations_and_nothing_half_written(
+    graph: Graph, ingest: IngestFn, failing: Callable[[str], bool]
+) -> None:
+    ingest(graph, SEED)
+    ingest_records(graph, [(1, DAVE)], process=False)
+    process_episode(Episode.objects.get(graph=graph, external_id="dave").pk)
+    before = everything_published(graph)
+    (previous,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+
+    with connection.execute_wrapper(fail_when(failing)):
+        run = run_pipeline(graph)
+
+    assert run.status == PipelineRun.Status.FAILED and run.published_at is None
+    assert "OperationalError" in run.error
+    assert everything_published(graph) == before
+    assert list(Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)) == [
+        previous]
+    assert not Observation.objects.filter(created_by_run=run).exists()
+    # Nothing is held: the next run publishes what this one could not, in full.
+    retry = run_pipeline(graph)
+    assert (retry.counts["updated"], retry.counts["retired"]) == (1, 1)
+    previous.refresh_from_db()
+    assert (previous.status, previous.retired_reason) == ("retired", "superseded")
+    assert previous.retirement["successors"] == [
+        str(Observation.objects.get(graph=graph, status=Observation.Status.ACTIVE).uuid)]

@@ -23,7 +23,7 @@ from memory.selectors import (
 )
 from tests.conftest import IngestFn
 from tests.factories import MONDAY, EntityFactory, EpisodeFactory, FactFactory
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 
 def grow(graph: Graph, n: int) -> None:

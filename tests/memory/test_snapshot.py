@@ -16,8 +16,7 @@ from memory.models import Graph, Observation
 from memory.processing import process_episodes
 from memory.snapshot import load_active_observations, load_snapshot
 from tests.conftest import IngestFn
-from tests.memory.test_pipeline import SHIPPED, TICKETS
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED, SHIPPED, TICKETS
 
 
 def clusters_now(graph: Graph):  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ from memory.ingestion import ingest_records
 from memory.models import Episode, Graph, IdempotencyRecord, Observation, PipelineRun
 from memory.pipeline import settle_delay
 from tests.conftest import IngestFn
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 
 
 def store_without_processing(graph: Graph, *, minutes_ago: int) -> None:

@@ -11,8 +11,9 @@ from memory import tasks
 from memory.ingestion import ingest_records
 from memory.models import Episode, FactEvidence, Graph, LLMCall, Observation, PipelineRun
 from tests.fake_openai import FakeOpenAI, default_responder
-from tests.memory.test_processing import SEED
+from tests.scenarios import SEED
 from tests.worker import (
+    Beat,
     Worker,
     broker_mode,
     new_queue,
@@ -167,3 +168,33 @@ def test_with_redis_down_ingestion_still_succeeds_and_the_sweep_catches_up() -> 
     finally:
         worker.stop()
     assert observation.episodes.count() == 3
+
+
+def test_beat_recovers_episodes_a_lost_worker_left_processing_without_anyone_acting() -> None:
+    """A worker died mid-batch: its episodes stay ``processing``. Beat's sweep (every second here,
+    episodes stale after two) requeues them, a live worker processes them and the pipeline
+    publishes — nobody calls anything by hand."""
+    redis = require_worker_services()
+    queue = new_queue()
+    graph = Graph.objects.create(slug="orphans", name="Orphans", settings={"debounce_seconds": 1})
+    report = ingest_records(graph, list(enumerate(SEED, start=1)), process=False)
+    from django.utils import timezone
+
+    # What a worker killed with SIGKILL after claiming the batch leaves behind.
+    Episode.objects.filter(pk__in=report.stored_ids).update(
+        status=Episode.Status.PROCESSING, attempts=1, processing_started_at=timezone.now())
+    env = worker_env(redis, queue, EPISODE_STALE_SECONDS="2", SWEEP_INTERVAL_SECONDS="1")
+    worker = Worker(queue=queue, env=env, name="rescuer").start()
+    beat = Beat(env=env, name="rescuer").start()
+    try:
+        observation = wait_for(
+            lambda: Observation.objects.filter(graph=graph, status="active").first(),
+            what="the sweep to requeue the orphaned episodes and the pipeline to publish",
+        )
+    finally:
+        beat.stop()
+        worker.stop()
+
+    assert sorted(observation.episodes.values_list("external_id", flat=True)) == [
+        "alice", "bob", "clara"]
+    assert set(Episode.objects.values_list("status", "attempts")) == {("processed", 2)}

@@ -11,7 +11,8 @@ from rest_framework import serializers
 from memory.api import selectors as api_selectors
 from memory.api.pagination import MAX_PAGE_SIZE
 from memory.exports import root_blockers
-from memory.models import Entity, Episode, Fact, Graph, Observation, PipelineRun
+from memory.importers import FORMATS
+from memory.models import Entity, Episode, Fact, Graph, ImportRun, Observation, PipelineRun
 
 # --- Errors and pages ------------------------------------------------------------------------
 
@@ -79,9 +80,12 @@ class GraphCreateInput(serializers.Serializer):
 
 
 class EpisodeSerializer(ReadOnlyModelSerializer):
+    url = serializers.CharField(read_only=True, help_text="Where it came from (a tracker item's "
+                                                          "page); empty when not known.")
+
     class Meta:
         model = Episode
-        fields = ["uuid", "external_id", "author", "source", "type", "content", "data",
+        fields = ["uuid", "external_id", "author", "source", "url", "type", "content", "data",
                   "reference_time", "ingested_at", "status", "error", "processed_at",
                   "extractor"]
 
@@ -349,6 +353,38 @@ class RunSerializer(ReadOnlyModelSerializer):
         if run.status == PipelineRun.Status.SUCCEEDED:
             return 100
         return int((run.progress or {}).get("percent", 0))
+
+
+class ImportInput(serializers.Serializer):
+    format = serializers.ChoiceField(choices=sorted(FORMATS),
+                                     help_text="The export's format.")
+    file = serializers.FileField(help_text="The export file (JSON, JSON Lines or CSV).")
+    since = serializers.DateTimeField(
+        required=False, help_text="Only changes from this time on (ISO 8601 with an offset).")
+    base_url = serializers.URLField(
+        required=False, help_text="The tracker's address, for links back to each item when "
+                                  "the export does not say it (Bugzilla, a Jira CSV, Linear).")
+    timezone = serializers.CharField(
+        required=False, max_length=64,
+        help_text="The IANA zone of times written without an offset (a Jira CSV: the exporting "
+                  "user's zone); UTC by default.")
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    position = serializers.CharField()
+    item = serializers.CharField(allow_blank=True)
+    reason = serializers.CharField()
+
+
+class ImportRunSerializer(ReadOnlyModelSerializer):
+    percent = serializers.IntegerField(read_only=True)
+    problems = ImportProblemSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = ImportRun
+        fields = ["uuid", "format", "filename", "since", "status", "percent", "items",
+                  "episodes", "processed", "stored", "duplicates", "rejected", "problems",
+                  "error", "created_at", "started_at", "finished_at"]
 
 
 class SearchQuerySerializer(PageQuery):

@@ -1,6 +1,7 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView
 
+from memory.api import docs
 from memory.api.v1 import views
 
 # No trailing slashes (like the Zep-compatible API): a redirect would turn a POST into a GET.
@@ -26,8 +27,11 @@ urlpatterns = [
          name="api-observation"),
     path("graphs/<str:graph>/runs", views.RunListView.as_view(), name="api-runs"),
     path("graphs/<str:graph>/runs/<uuid:uuid>", views.RunDetailView.as_view(), name="api-run"),
+    path("graphs/<str:graph>/imports", views.ImportListView.as_view(), name="api-imports"),
+    path("graphs/<str:graph>/imports/<uuid:uuid>", views.ImportDetailView.as_view(),
+         name="api-import"),
     path("graphs/<str:graph>/search", views.SearchView.as_view(), name="api-search"),
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("docs", docs.swagger_view(url_name="api-schema"), name="api-docs"),
+    path("redoc", docs.redoc_view(url_name="api-schema"), name="api-redoc"),
 ]

@@ -6,9 +6,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -22,7 +24,9 @@ from memory.api.errors import ApiError
 from memory.api.idempotency import idempotent
 from memory.api.pagination import keyset_page, offset_cursor, read_offset
 from memory.api.v1 import serializers as s
-from memory.models import Entity, Episode, Fact, Observation, PipelineRun
+from memory.importers.model import zone
+from memory.importers.runs import start_import
+from memory.models import Entity, Episode, Fact, ImportRun, Observation, PipelineRun
 
 ERROR = s.ErrorSerializer
 
@@ -110,7 +114,7 @@ class EpisodeListView(ApiView):
     @idempotent
     def post(self, request: Request, graph: str) -> Response:
         the_graph = self.graph(request, graph, write=True)
-        added = services.add_episode(the_graph, json_object(request))
+        added = services.add_episode(the_graph, json_object(request, checked=False))
         added.episode.refresh_from_db()
         return Response(
             {"status": added.outcome, "episode": s.EpisodeSerializer(added.episode).data},
@@ -136,7 +140,7 @@ class EpisodeBulkView(ApiView):
     @idempotent
     def post(self, request: Request, graph: str) -> Response:
         the_graph = self.graph(request, graph, write=True)
-        records = json_object(request).get("episodes")
+        records = json_object(request, checked=False).get("episodes")
         if not isinstance(records, list):
             raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid",
                            "episodes: must be a list of episode objects.", param="episodes")
@@ -305,6 +309,53 @@ class RunDetailView(ApiView):
         if run is None:
             raise Http404("No such run in this graph.")
         return Response(s.RunSerializer(run).data)
+
+
+# --- Imports -------------------------------------------------------------------------------------
+
+
+class ImportListView(ApiView):
+    throttle_scope = "ingest"
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="imports_start", request={"multipart/form-data": s.ImportInput},
+        responses={202: s.ImportRunSerializer, **WRITE_ERRORS, **errors(413)}, tags=["imports"],
+        description="Import a tracker export (`github`, `jira`, `jira-csv`, `linear`, "
+                    "`bugzilla`): one episode per change, with its facts. Answers with the "
+                    "import run at once; poll it for progress. A file of the wrong format "
+                    "fails the run with the reason and stores nothing; re-importing stores "
+                    "only what is new.",
+    )
+    @idempotent
+    def post(self, request: Request, graph: str) -> Response:
+        the_graph = self.graph(request, graph, write=True)
+        data = validated(s.ImportInput, request.data)
+        upload = data["file"]
+        if upload.size > settings.UPLOAD_MAX_BYTES:
+            raise ApiError(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "payload_too_large",
+                           f"file: {upload.size} bytes; the limit is "
+                           f"{settings.UPLOAD_MAX_BYTES}.", param="file")
+        options = {key: data[key] for key in ("base_url", "timezone") if data.get(key)}
+        try:
+            zone(options.get("timezone"))
+        except ValueError as exc:
+            raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid", f"timezone: {exc}.",
+                           param="timezone") from None
+        run = start_import(the_graph, data["format"], upload.read(), filename=upload.name or "",
+                           since=data.get("since"), options=options, user=request.user)
+        run.refresh_from_db()
+        return Response(s.ImportRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ImportDetailView(ApiView):
+    @extend_schema(operation_id="imports_get",
+                   responses={200: s.ImportRunSerializer, **READ_ERRORS}, tags=["imports"])
+    def get(self, request: Request, graph: str, uuid: uuid.UUID) -> Response:
+        run = ImportRun.objects.filter(graph=self.graph(request, graph), uuid=uuid).first()
+        if run is None:
+            raise Http404("No such import in this graph.")
+        return Response(s.ImportRunSerializer(run).data)
 
 
 # --- Search --------------------------------------------------------------------------------------

@@ -75,10 +75,13 @@ def date_filters(value: Any, fields: dict[str, str], param: str = "filters.date_
 def _date_condition(item: Any, fields: dict[str, str], where: str) -> Q:
     if not isinstance(item, dict):
         raise bad(where, "must be {field, operator, value}")
-    field = fields.get(item.get("field"))
+    name = item.get("field")
+    field = fields.get(name) if isinstance(name, str) else None
     if field is None:
         raise bad(f"{where}.field", f"must be one of {', '.join(fields)}")
     operator = item.get("operator")
+    if not isinstance(operator, str):
+        raise bad(f"{where}.operator", "must be eq, ne, gt, lt, gte, lte, is_null or is_not_null")
     if operator == "is_null":
         return Q(**{f"{field}__isnull": True})
     if operator == "is_not_null":
@@ -106,26 +109,45 @@ def parse_time(value: Any, param: str) -> datetime:
 PROPERTY_OPERATORS = {"eq", "ne", "in"}
 
 
-def property_filters(value: Any, properties: set[str],
+def property_filters(value: Any, properties: dict[str, type | tuple[str, ...]],
                      param: str = "filters.property_filters") -> tuple[Q, set[str]]:
-    """``[{"property_name", "operator", "value"}]`` over ``properties`` → (Q, names used)."""
+    """``[{"property_name", "operator", "value"}]`` → (Q, names used). ``properties`` says what
+    each property's values are: a type (``int``) or the strings it may take; a value of another
+    type is a 400 naming it, never a query the database chokes on."""
     if not isinstance(value, list):
         raise bad(param, "must be a list")
     q, used = Q(), set()
     for i, item in enumerate(value):
         where = f"{param}[{i}]"
-        if not isinstance(item, dict) or item.get("property_name") not in properties:
+        name = item.get("property_name") if isinstance(item, dict) else None
+        if not isinstance(name, str) or name not in properties:
             raise bad(f"{where}.property_name", f"must be one of {', '.join(sorted(properties))}")
-        name, operator, target = item["property_name"], item.get("operator"), item.get("value")
-        if operator not in PROPERTY_OPERATORS:
+        operator, target = item.get("operator"), item.get("value")
+        if not isinstance(operator, str) or operator not in PROPERTY_OPERATORS:
             raise bad(f"{where}.operator", "must be eq, ne or in")
+        kind = properties[name]
         if operator == "in":
-            if not isinstance(target, list):
-                raise bad(f"{where}.value", "must be a list for in")
+            if not isinstance(target, list) or not all(_fits(v, kind) for v in target):
+                raise bad(f"{where}.value", f"must be a list of {_describe(kind)} for in")
             q &= Q(**{f"{name}__in": target})
-        elif operator == "eq":
-            q &= Q(**{name: target})
-        else:
-            q &= ~Q(**{name: target})
+            used.add(name)
+            continue
+        if not _fits(target, kind):
+            raise bad(f"{where}.value", f"must be {_describe(kind)}")
+        q &= Q(**{name: target}) if operator == "eq" else ~Q(**{name: target})
         used.add(name)
     return q, used
+
+
+def _fits(value: Any, kind: type | tuple[str, ...]) -> bool:
+    if isinstance(kind, tuple):
+        return isinstance(value, str) and value in kind
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool) and -2**31 < value < 2**31
+    return isinstance(value, kind)
+
+
+def _describe(kind: type | tuple[str, ...]) -> str:
+    if isinstance(kind, tuple):
+        return "one of " + ", ".join(kind)
+    return "an integer" if kind is int else kind.__name__

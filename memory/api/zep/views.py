@@ -16,6 +16,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from memory import json_input
 from memory import search as search_service
 from memory.api import selectors as api_selectors
 from memory.api import services
@@ -132,7 +133,7 @@ def episode_record(body: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {"type": kind}
     if kind == "json":
         try:
-            record["data"] = json.loads(data)
+            record["data"] = json_input.decode(data)
         except json.JSONDecodeError as exc:
             raise zf.bad("data", f"is not valid JSON ({exc.msg})") from None
     else:
@@ -156,7 +157,7 @@ class EpisodeAddView(ZepView):
     @idempotent
     def post(self, request: Request, graph_uuid: str) -> Response:
         graph = self.zep_graph(request, graph_uuid, write=True)
-        record = episode_record(json_object(request))
+        record = episode_record(json_object(request, checked=False))
         try:
             added = services.add_episode(graph, record)
         except ApiError as exc:
@@ -293,7 +294,11 @@ class NodeDetailView(ZepView):
 
 # --- Observations (read-only) --------------------------------------------------------------------
 
-OBSERVATION_PROPERTIES = {"status", "kind", "version"}
+OBSERVATION_PROPERTIES: dict[str, type | tuple[str, ...]] = {
+    "status": tuple(Observation.Status.values),
+    "kind": tuple(Observation.Kind.values),
+    "version": int,
+}
 
 
 class ObservationListView(ZepView):

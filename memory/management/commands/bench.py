@@ -7,6 +7,8 @@ scores the result and prints a table; JSON and Markdown go to ``--out`` (``var/b
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
 import sys
@@ -20,6 +22,8 @@ from django.db import connection
 
 from memory.bench.alternatives import NETWORKX_MISSING
 from memory.bench.fake_openai import FakeOpenAI
+from memory.bench.imports import render as render_imports
+from memory.bench.imports import run_import_bench
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
@@ -48,8 +52,16 @@ class Command(BaseCommand):
         parser.add_argument("--no-llm", action="store_true",
                             help="no fake model server: template summaries, no naive comparison")
         parser.add_argument("--keep", action="store_true", help="keep the bench graphs")
+        parser.add_argument("--imports", action=argparse.BooleanOptionalAction, default=True,
+                            help="the tracker import figures (parsing and mapping throughput; "
+                                 "the real samples end to end); on by default")
+        parser.add_argument("--imports-only", action="store_true",
+                            help="only the tracker import figures")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["imports_only"]:
+            self._imports(options)
+            return
         try:
             import networkx  # noqa: F401
         except ImportError:
@@ -87,6 +99,16 @@ class Command(BaseCommand):
         self.stdout.write(render_text(results))
         json_path, md_path = write_outputs(out, results, self._meta(started, server))
         self.stdout.write(f"\nwrote {json_path} and {md_path}")
+        if options["imports"]:
+            self._imports(options)
+
+    def _imports(self, options: dict[str, Any]) -> None:
+        self.stderr.write(f"bench: tracker imports on {connection.vendor}…")
+        result = run_import_bench(keep=options["keep"])
+        self.stdout.write("\n" + render_imports(result))
+        out = Path(options["out"])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "imports.json").write_text(json.dumps(result, indent=1, default=str))
 
 
     def _meta(self, started: float, server: FakeOpenAI | None) -> dict[str, Any]:

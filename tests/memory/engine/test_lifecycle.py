@@ -15,6 +15,7 @@ from memory.engine.lifecycle import (
     Created,
     NewCluster,
     Reconciliation,
+    Restated,
     Retired,
     Untouched,
     reconcile,
@@ -51,8 +52,9 @@ def new(key: int, episodes: range | tuple[int, ...], facts: tuple[int, ...] | No
 def decide(
     clusters: list[NewCluster], active: list[ActiveObservation],
     current: frozenset[int] = EVERYTHING, window: frozenset[int] = EVERYTHING,
+    settled: dict[int, int] | None = None,
 ) -> Reconciliation:
-    return reconcile(clusters, active, current, window)
+    return reconcile(clusters, active, current, window, settled)
 
 
 def test_the_same_evidence_leaves_the_observation_untouched() -> None:
@@ -67,6 +69,45 @@ def test_grown_evidence_is_a_new_version_in_the_same_lineage() -> None:
     (retired,) = result.retired
     assert (retired.observation_id, retired.reason, retired.successor_keys) == (
         10, SUPERSEDED, (1,))
+
+
+def test_new_updates_restating_the_same_facts_keep_the_version_and_update_it_in_place() -> None:
+    facts = (101, 102, 103)
+    result = decide([new(1, range(1, 6), facts)], [old(10, range(1, 4), facts, version=2)])
+
+    assert result.restated == (Restated(observation_id=10, cluster_key=1,
+                                        added_episode_ids=(4, 5), removed_episode_ids=()),)
+    assert (result.created, result.retired, result.untouched) == ((), (), ())
+
+
+def test_a_restatement_joined_by_one_new_fact_is_a_new_version() -> None:
+    result = decide([new(1, range(1, 6), (101, 102, 103, 104))],
+                    [old(10, range(1, 4), (101, 102, 103))])
+
+    assert result.restated == ()
+    assert [c.version for c in result.created] == [2]
+    assert [r.reason for r in result.retired] == [SUPERSEDED]
+
+
+def test_the_same_facts_split_between_two_clusters_are_no_restatement() -> None:
+    result = decide([new(1, (1, 2), (101, 102)), new(3, (3, 4), (101, 102))],
+                    [old(10, range(1, 5), (101, 102))])
+
+    assert result.restated == ()
+    assert [r.reason for r in result.retired] == [SPLIT]
+
+
+def test_dependencies_settled_by_a_completion_retire_it_citing_the_completing_fact() -> None:
+    # The refactor's status says done, but a stale "still blocked on the refactor" keeps the
+    # dependency on record: it holds nothing up, and the chain ends, citing the status.
+    result = decide([], [old(10, (1, 2), (101, 102))], current=frozenset({102}),
+                    settled={101: 900})
+
+    (retired,) = result.retired
+    assert retired.reason == EVIDENCE_ENDED
+    assert (retired.closed_fact_ids, retired.settled_fact_ids) == ((), (101,))
+    assert retired.completing_fact_ids == (900,)
+    assert "1 dependency on finished work" in retired.note
 
 
 def test_changed_facts_on_the_same_episodes_are_a_new_version_naming_the_closed_facts() -> None:

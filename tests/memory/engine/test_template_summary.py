@@ -185,7 +185,7 @@ def test_a_recurring_issue_reports_who_saw_it_when_and_what_came_before() -> Non
     summary = summary_of(login_timeouts())
     assert summary.name == "Login Timeout reported by 3 customers"
     assert [claim.text for claim in summary.claims] == [
-        "Acme (2026-03-02), Globex (2026-03-03) and Initech (2026-03-05) reported the Login "
+        "Acme (2 Mar), Globex (3 Mar) and Initech (5 Mar) reported the Login "
         "Timeout.",
         "The Login Timeout affects the Checkout.",
         "The Login Timeout followed Release 4.2 (in 2 updates) and the Maintenance (in 1 update), "
@@ -220,7 +220,7 @@ def test_shared_context_describes_what_the_updates_share_and_cites_it() -> None:
     ownership = story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service")
     assert summary.name == "2 updates about Backend Team and Auth Service"
     assert [(claim.text, claim.fact_ids) for claim in summary.claims] == [
-        ("Alice and Bob wrote these 2 related updates between 2026-03-02 and 2026-03-04.",
+        ("Alice and Bob wrote these 2 related updates between 2 Mar and 4 Mar.",
          (ownership,)),
         ("2 updates state that the Backend Team is responsible for the Auth Service.",
          (ownership,)),

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0007_fewer_indexes_to_write'),
+        ('memory', '0011_one_queued_run_per_graph'),
     ]
 
     operations = [

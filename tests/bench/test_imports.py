@@ -1,0 +1,55 @@
+"""The import figures of ``manage.py bench`` on the two real samples: what issue #12 measures
+after importing each and one run (timings are printed by the bench, never asserted)."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from memory.bench.imports import SAMPLES, SAMPLES_DIR, end_to_end, parse_and_map
+from memory.models import Graph
+
+
+def test_parsing_and_mapping_counts_items_and_changes() -> None:
+    row = parse_and_map("bugzilla", (SAMPLES_DIR / SAMPLES["bugzilla"]).read_bytes(), repeats=1)
+
+    assert (row["items"], row["episodes"]) == (58, 433)
+    assert row["items_per_second"] > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bugzilla_sample_end_to_end_meets_the_issues_measures() -> None:
+    figures = end_to_end("bugzilla", (SAMPLES_DIR / SAMPLES["bugzilla"]).read_bytes(),
+                         slug="bench-import-test")
+
+    assert figures["stored"] == 433 and figures["run_status"] == "succeeded"
+    assert figures["observations_with_final_root_blocker"] == 0
+    assert (figures["dependency_cycles_ever"], figures["dependency_cycles_current"]) == (2, 0)
+    assert figures["open_trees_split_across_observations"] == 0
+    assert figures["tracking_items"] == 4
+    assert figures["tracking_items_shown_as_root_blockers"] == 0
+    assert not Graph.objects.filter(slug="bench-import-test").exists()  # deleted after
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_github_sample_end_to_end_has_no_closed_root_blocker() -> None:
+    figures = end_to_end("github", (SAMPLES_DIR / SAMPLES["github"]).read_bytes(),
+                         slug="bench-import-test")
+
+    assert figures["stored"] == 160
+    assert figures["observations_with_final_root_blocker"] == 0
+    assert figures["dependency_cycles_current"] == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bench_prints_the_import_tables(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = StringIO()
+    call_command("bench", "--imports-only", "--out", str(tmp_path), stdout=out,
+                 stderr=StringIO())
+
+    text = out.getvalue()
+    assert "Import: parsing and mapping" in text and "items/s" in text
+    assert "trackers shown as root blockers" in text
+    assert (tmp_path / "imports.json").exists()
