@@ -115,6 +115,9 @@ class Episode(models.Model):
     processing_started_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
     extractor = models.CharField(max_length=80, blank=True)
+    extraction_note = models.CharField(max_length=200, blank=True)
+    """Why its extractor found no facts at all, when it said ("not understood by the rules
+    extractor", "language not supported"); empty otherwise."""
 
     class Meta:
         constraints = [

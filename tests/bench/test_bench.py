@@ -48,12 +48,15 @@ THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
         "extraction_recall": 0.948,
     },
     ("support", "text"): {
-        # About one ticket in four is worded outside the table: 11 of 12 families found, many
-        # reporters missing from them (ARI 0.5739, pair recall 0.4180), none misplaced.
-        "ari": 0.573, "recall": 0.418, "precision": 1.0,
-        # 234 of 275 expected facts (0.8509); what the table covers, exactly.
-        "extraction_recall_covered": 1.0, "extraction_precision": 1.0,
-        "extraction_recall": 0.850,
+        # Since issue #17 the rules also read the tickets worded outside the table ("Ugh, X are
+        # broken for us again"): all 12 families found exactly (ARI 1.000, was 0.5739).
+        "ari": 1.0, "recall": 1.0, "precision": 1.0,
+        # All 275 expected facts (was 234). Precision against the generator's truth is 0.8702:
+        # the 41 extra facts are all "X Failures AFFECTS Xs" read from "X are broken" — the fact
+        # the truth lists for "Our Xs keep failing" but leaves out for the wording it once
+        # marked as outside the table (checked one by one, 2026-12-01).
+        "extraction_recall_covered": 1.0, "extraction_precision": 0.870,
+        "extraction_recall": 1.0,
     },
     # Brands (issue #14): families of four brands, half of the later ones in words an earlier
     # family used at another brand — each its own problem (0 mixed-brand observations, asserted

@@ -462,6 +462,39 @@ def test_a_viewer_cannot_upload(client: Client, graph, member) -> None:
     assert not Episode.objects.filter(graph=graph).exists()
 
 
+@pytest.mark.parametrize(
+    ("content", "note"),
+    [
+        ("Lunch was great today, see you all on Friday!",
+         "No facts: not understood by the rules extractor."),
+        ("Die Anmeldung funktioniert seit dem letzten Update nicht mehr, bitte helft uns.",
+         "No facts: language not supported."),
+    ],
+)
+def test_an_update_the_rules_cannot_read_is_stored_and_its_page_says_why_it_has_no_facts(
+    client: Client, graph, editor, django_capture_on_commit_callbacks, content: str, note: str
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        add(signed_in(client, editor), graph, content=content)
+
+    episode = Episode.objects.get(graph=graph)
+    assert episode.status == Episode.Status.PROCESSED
+    assert not episode.evidence.exists()
+    assert f"{episode.extraction_note}." in note
+    assert note in client.get(detail_url(episode)).content.decode()
+
+
+def test_an_update_with_facts_carries_no_note(
+    client: Client, graph, editor, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        add(signed_in(client, editor), graph)
+
+    episode = Episode.objects.get(graph=graph)
+    assert episode.extraction_note == ""
+    assert "No facts:" not in client.get(detail_url(episode)).content.decode()
+
+
 # --- Importing a tracker export from the episodes page ------------------------------------------
 
 
