@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0011_one_queued_run_per_graph'),
+        ('memory', '0012_import_mappings'),
     ]
 
     operations = [
