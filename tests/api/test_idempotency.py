@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -355,3 +355,22 @@ def test_a_key_taken_and_released_by_others_three_times_running_is_a_409(
 
     assert response.status_code == 409 and response["Retry-After"] == "1"
     assert not Episode.objects.filter(graph=graph).exists()
+
+
+def test_a_request_that_fails_releases_its_key_so_the_retry_runs_at_once(
+    api: ClientFor, owner, graph: Graph
+) -> None:
+    client = api(owner)
+    client.raise_request_exception = False
+
+    def database_gone(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith('INSERT INTO "memory_episode"'):
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(database_gone):
+        assert bulk(client, graph, SEED[:1], "a").status_code == 500
+    assert not IdempotencyRecord.objects.exists()
+
+    response = bulk(client, graph, SEED[:1], "a")
+    assert response.status_code == 200 and response.json()["stored"] == 1
