@@ -249,19 +249,39 @@ def test_the_corpus_has_450_episodes_from_6_sources_in_3_genres() -> None:
     assert all(r["url"].startswith("https://") and r["licence"] for _, r in records)
 
 
+def _split_rows() -> list[dict[str, str]]:
+    lines = (CORPUS / "split.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    return [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:] if line]
+
+
 def test_the_split_is_the_frozen_rule_of_the_ids() -> None:
     by_source: dict[str, list[dict[str, Any]]] = {}
     for source, record in _corpus_records():
-        by_source.setdefault(source, []).append(record)
-    frozen = {}
-    for line in (CORPUS / "split.tsv").read_text().splitlines()[1:]:
-        source, external_id, split = line.split("\t")
-        frozen[(source, external_id)] = split
+        if record.get("batch", "original") == "original":
+            by_source.setdefault(source, []).append(record)
+    frozen = {(row["source"], row["external_id"]): row["split"] for row in _split_rows()
+              if row["batch"] == "original"}
+    assert len(frozen) == sum(len(records) for records in by_source.values())
     for source, records in by_source.items():
         rule = split_of([r["external_id"] for r in records])
         for record in records:
             assert record["split"] == rule[record["external_id"]] == frozen[
                 (source, record["external_id"])]
+
+
+def test_the_later_dev_extra_batch_is_dev_only_and_from_sources_of_its_own() -> None:
+    rows = _split_rows()
+    original_sources = {row["source"] for row in rows if row["batch"] == "original"}
+    extra = {(row["source"], row["external_id"]): row["split"] for row in rows
+             if row["batch"] == "dev-extra"}
+    assert extra and set(extra.values()) == {"dev"}
+    assert not original_sources & {source for source, _ in extra}
+    assert {row["batch"] for row in rows} == {"original", "dev-extra"}
+    for source, record in _corpus_records():
+        if record.get("batch") == "dev-extra":
+            assert record["split"] == extra.pop((source, record["external_id"])) == "dev"
+    assert not extra  # every dev-extra row of split.tsv is an episode
 
 
 def test_every_gold_sentence_is_text_of_its_episode() -> None:
