@@ -206,6 +206,28 @@ def test_the_command_reads_one_split_and_one_genre_when_asked(
     assert _row(output, "dev split, per genre", "all")[1] == "2"
 
 
+def test_the_command_reads_one_batch_when_asked(tiny_corpus: Path, tmp_path: Path) -> None:
+    extra = _record("x1", "The search page is blocked on the index rebuild.", "tracker", "dev",
+                    [_gold("search page", "DEPENDS_ON", "index rebuild",
+                           "The search page is blocked on the index rebuild.")],
+                    batch="dev-extra")
+    (tiny_corpus / "extra.jsonl").write_text(json.dumps(extra) + "\n")
+
+    only_extra = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "dev-extra",
+                      "--out", str(tmp_path / "a"))
+    assert _row(only_extra, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    assert "support" not in only_extra
+    # Episodes without a batch are the original batch.
+    original = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "original",
+                    "--out", str(tmp_path / "b"))
+    assert _row(original, "dev split, per genre", "all")[1] == "3"
+    both = _run("--corpus", str(tiny_corpus), "--split", "dev", "--out", str(tmp_path / "c"))
+    assert _row(both, "dev split, per genre", "all")[1] == "4"
+    with pytest.raises(CommandError, match="in dev-extra"):
+        _run("--corpus", str(tiny_corpus), "--split", "test", "--batch", "dev-extra",
+             "--out", str(tmp_path / "d"))
+
+
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
