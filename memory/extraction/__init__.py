@@ -61,6 +61,9 @@ class Extraction:
     """Who "I" / "we" is, when the episode has an author."""
     dropped: list[str] = field(default_factory=list)
     """What the extractor saw but would not turn into facts (unknown relation, self-loop...)."""
+    unread: str | None = None
+    """Why the extractor found nothing at all, when it did not ("not understood by the rules
+    extractor", "language not supported"); shown on the episode's page."""
 
     def all_entities(self) -> list[ExtractedEntity]:
         """Every entity mentioned, deduplicated in first-mention order."""

@@ -17,6 +17,7 @@ from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
+from memory.support import brand_of, scope_to_brand, with_thread
 
 logger = logging.getLogger(__name__)
 
@@ -65,17 +66,47 @@ def extract_episode(
     author_type = author_type_for(episode, known)
     supplied = episode.supplied or {}
     if supplied.get("facts"):
-        return extract_supplied(
+        given = extract_supplied(
             supplied, author=episode.author, author_type=author_type, ontology=ontology,
             known_entities=known,
         )
+        if not supplied.get("read_text"):
+            return given
+        return with_text(given, read_text(episode, ontology, known, author_type))
+    return read_text(episode, ontology, known, author_type)
+
+
+def with_text(given: Extraction, text: Extraction) -> Extraction:
+    """The given facts and what the words say, as one extraction (``structured@1+rules@1``):
+    the given facts first, so the text's facts about the same thing come after them."""
+    return Extraction(
+        extractor=f"{given.extractor}+{text.extractor}"[:80],
+        entities=[*given.entities, *text.entities],
+        facts=[*given.facts, *text.facts],
+        closures=list(text.closures),
+        author=given.author or text.author,
+        dropped=[*given.dropped, *text.dropped],
+    )
+
+
+def read_text(
+    episode: Episode, ontology: Ontology, known: Mapping[str, str], author_type: str
+) -> Extraction:
+    """The words of the episode read by the model when one is configured, else by the rules.
+    A customer's message names the problems and products of its brand (``memory.support``)."""
+    customer = author_type == "Customer"
+    brand = brand_of(episode.source) if customer else None
+    supplied = episode.supplied or {}
+    # An importer's records state their thread themselves (with facts, or none once the ticket
+    # is over); a customer's message given as JSON Lines with a url states it here.
+    thread = episode.url if customer and not episode.supplied else ""
     if settings.LLM_EXTRACTION:
         from memory.extraction.llm import extract_with_model
 
         extraction = extract_with_model(episode, ontology=ontology, known_entities=known,
                                         author_type=author_type)
         if extraction is not None:
-            return extraction
+            return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
     extraction = extract_with_rules(
         episode_text(episode),
         author=episode.author,
@@ -89,14 +120,15 @@ def extract_episode(
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return extraction
+    return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
 
 
 def rereadable(extraction: Extraction) -> bool:
     """Whether extracting again inside the graph's lock is cheap and calls no model: never with
     a model configured (even when the rules stood in for it this time)."""
     return (not settings.LLM_EXTRACTION
-            and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR})
+            and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR,
+                                         f"{STRUCTURED_EXTRACTOR}+{RULES_EXTRACTOR}"})
 
 
 class NamesRead(Mapping[str, str]):

@@ -20,6 +20,7 @@ from memory.summarize import (
     ClusterEvidence,
     SummaryOutcome,
     build_prompt,
+    read_claim,
     read_summary,
     summarize_cluster,
 )
@@ -469,3 +470,81 @@ def test_the_summary_must_be_made_of_its_claims() -> None:
     assert read_summary(good, allowed)[1] == []
     assert "the summary does not contain claim 1" in read_summary(missing, allowed)[1]
     assert read_summary({"name": 3}, allowed)[0] is None
+
+
+SHAPE = 'the answer needs "name" and "summary" strings and a "claims" list'
+
+
+@pytest.mark.parametrize("answer", [
+    {"name": 3, "summary": "A waits on B.", "claims": []},
+    {"name": "Pattern", "summary": None, "claims": []},
+    {"name": "Pattern", "summary": "A waits on B.", "claims": "A waits on B."},
+], ids=["name not a string", "summary not a string", "claims not a list"])
+def test_an_answer_of_the_wrong_shape_is_refused_saying_so(answer: dict[str, Any]) -> None:
+    assert read_summary(answer, [201]) == (None, [SHAPE])
+
+
+def test_a_malformed_claim_refuses_the_whole_summary_even_beside_good_ones() -> None:
+    good = {"text": "A waits on B.", "fact_ids": [201]}
+    answer = dict(with_claims(good), claims=[{"text": 7, "fact_ids": [201]}, good])
+
+    summary, problems = read_summary(answer, [201])
+
+    assert summary is None
+    assert problems == ['claim 0 needs a "text" string and integer "fact_ids"']
+
+
+@pytest.mark.parametrize("raw", [
+    "A waits on B.",
+    {"text": 7, "fact_ids": [201]},
+    {"text": "A waits on B.", "fact_ids": "201"},
+    {"text": "A waits on B.", "fact_ids": ["201"]},
+    {"text": "A waits on B.", "fact_ids": [True]},
+], ids=["not an object", "text not a string", "ids not a list", "an id not an integer",
+        "a boolean for an id"])
+def test_a_claim_needs_a_text_and_integer_fact_ids(raw: Any) -> None:
+    assert read_claim(raw) is None
+
+
+def test_a_claim_is_read_with_its_ids_once_each_in_order() -> None:
+    claim = read_claim({"text": "  A waits\non B. ", "fact_ids": [204, 201, 204]})
+
+    assert claim is not None and (claim.text, claim.fact_ids) == ("A waits on B.", (204, 201))
+
+
+def test_an_empty_summary_is_refused() -> None:
+    assert "the summary is empty" in read_summary(
+        {"name": "Pattern", "summary": " ", "claims": []}, [201])[1]
+
+
+def test_claims_are_found_in_the_summary_whatever_their_final_punctuation() -> None:
+    answer = {"name": "Pattern", "summary": "A waits on the box; C waits on B!",
+              "claims": [{"text": "A waits on the box.", "fact_ids": [201]},
+                         {"text": "C waits on B.", "fact_ids": [201]}]}
+
+    assert read_summary(answer, [201])[1] == []
+
+
+def test_a_summary_repeating_a_claim_says_more_than_its_claims() -> None:
+    answer = with_claims({"text": "A waits on B.", "fact_ids": [201]})
+    answer["summary"] = "A waits on B. A waits on B."
+
+    assert read_summary(answer, [201])[1] == [
+        "the summary says things no claim supports: 'a waits on b'"]
+
+
+def test_what_no_claim_supports_is_quoted_up_to_120_characters() -> None:
+    extra = "word " * 60
+    answer = with_claims({"text": "A waits on B.", "fact_ids": [201]})
+    answer["summary"] = f"A waits on B. {extra}"
+
+    (problem,) = read_summary(answer, [201])[1]
+
+    assert problem == f"the summary says things no claim supports: {extra.strip()[:120]!r}"
+
+
+def test_a_name_asserting_a_cause_is_refused() -> None:
+    answer = dict(with_claims({"text": "A waits on B.", "fact_ids": [201]}),
+                  name="The backfill causes the export failures")
+
+    assert read_summary(answer, [201])[1] == ["the name asserts a cause"]
