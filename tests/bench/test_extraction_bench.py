@@ -29,6 +29,8 @@ from memory.ontology import default_ontology
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 sys.path.insert(0, str(CORPUS / "tools"))
 
+import agreement  # noqa: E402
+from labels import parse  # noqa: E402
 from split import split_of  # noqa: E402
 
 # --- Matching names ------------------------------------------------------------------------------
@@ -304,6 +306,26 @@ def test_the_later_dev_extra_batch_is_dev_only_and_from_sources_of_its_own() -> 
         if record.get("batch") == "dev-extra":
             assert record["split"] == extra.pop((source, record["external_id"])) == "dev"
     assert not extra  # every dev-extra row of split.tsv is an episode
+
+
+def test_the_agreement_sample_is_its_rule_over_original_dev_episodes_all_labelled_twice() -> None:
+    chosen = agreement.sample()
+    assert {genre: len(ids) for genre, ids in chosen.items()} == agreement.SAMPLE
+    rows = {row["external_id"]: row for row in _split_rows()}
+    sampled = {i for ids in chosen.values() for i in ids}
+    assert all(rows[i]["split"] == "dev" and rows[i]["batch"] == "original" for i in sampled)
+    assert set(parse(CORPUS / "agreement" / "second-reader.txt")) == sampled
+
+
+def test_the_agreement_figures_of_the_corpus_readme_are_what_the_comparison_computes() -> None:
+    figures = agreement.compare()
+    overall = figures["all"]
+    assert (overall["episodes"], overall["corpus"], overall["second"], overall["matched"],
+            overall["strict"], overall["same_none"]) == (40, 34, 37, 27, 20, 38)
+    assert f"{overall['precision']:.3f} {overall['recall']:.3f}" == "0.730 0.794"
+    assert [figures[g]["matched"] for g in ("tracker", "meeting", "support")] == [7, 2, 18]
+    readme = (CORPUS / "README.md").read_text()
+    assert "34 corpus facts, P 0.730,\nR 0.794" in readme
 
 
 def test_every_gold_sentence_is_text_of_its_episode() -> None:
