@@ -65,11 +65,15 @@ THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
     ("brands", "structured"): {"ari": 1.0, "precision": 1.0, "recall": 1.0,
                                "per_customer_resolution": 1.0},
     ("brands", "text"): {
-        # A quarter of the tickets are worded outside the rules' table and stay alone (ARI
-        # 0.7181, pair recall 0.5739); none misplaced across families or brands.
-        "ari": 0.718, "recall": 0.573, "precision": 1.0,
-        "extraction_recall_covered": 1.0, "extraction_precision": 1.0,
-        "extraction_recall": 0.857,
+        # With issue #17's rules the tickets worded outside the table are read too: all families
+        # found exactly (ARI 1.000, was 0.7181 before the merge), none across brands.
+        "ari": 1.0, "recall": 1.0, "precision": 1.0,
+        # Every expected fact (recall 1.000). Precision against the generator's truth is 0.875:
+        # the extra facts are all "X Failures AFFECTS Xs" read from "X are broken", the fact the
+        # truth leaves out for that wording, as in the support case (checked one by one with
+        # bench --quick --scenarios brands --keep, 2026-12-01).
+        "extraction_recall_covered": 1.0, "extraction_precision": 0.875,
+        "extraction_recall": 1.0,
         # Each customer's "The … failures are resolved." ends that customer's report only.
         "per_customer_resolution": 1.0,
     },
