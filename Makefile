@@ -1,6 +1,8 @@
 # The two set-up commands of the README:
 #   make demo   create .venv, install, migrate, load the demo graphs, run the pipeline, serve
 #   make test   install the test dependencies and run the whole test suite
+#   make mutation  the issue #18 mutations (mutation/named.py), then mutmut over the modules that
+#               carry the guarantees, one at a time (mutation/run.py; MUTATION_ARGS=engine ...)
 # Both run on the embedded default (SQLite, in-process tasks) unless DATABASE_URL / REDIS_URL are set.
 
 VENV ?= .venv
@@ -8,7 +10,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test serve lint venv
+.PHONY: demo test serve lint venv mutation
 
 # Django 6 needs Python >= 3.12. Take the first interpreter that qualifies: python3.13,
 # python3.12, pyenv's 3.12/3.13, then plain python3.
@@ -36,6 +38,10 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $@
 
+$(VENV)/.installed-mutation: $(VENV)/.installed-test pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,mutation]'
+	@touch $@
+
 venv: $(VENV)/.installed
 
 demo: $(VENV)/.installed
@@ -50,3 +56,8 @@ test: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+# Slow and niced (CPU only when nobody else wants it): not part of make test or CI.
+mutation: $(VENV)/.installed-mutation
+	$(PY) mutation/named.py; named=$$?; $(PY) mutation/run.py $(MUTATION_ARGS); \
+	  status=$$?; exit $$(( named || status ))

@@ -316,6 +316,18 @@ class UploadForm(forms.Form):
                   "export becomes one episode per change (manage.py import).",
     )
     file = forms.FileField(label="File")
+    mapping = forms.CharField(
+        label="Mapping", required=False, max_length=2000,
+        help_text="CSV: which column is which field (reference_time=Created, "
+                  "content=Description, customer=Organization, status=Status…) — or preview "
+                  "the columns and choose. Zendesk: the fields that name the issue, product "
+                  "and plan (issue=custom_field:27642, plan=organization_field:plan). The graph "
+                  "keeps the last one used.",
+    )
+    encoding = forms.CharField(
+        label="Encoding", required=False, max_length=40,
+        help_text="CSV: when the file is not UTF-8 (latin-1, cp1252…).",
+    )
 
     def __init__(self, *args: Any, max_bytes: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from dashboard.support_queue import QueueSummary
 from memory.engine.types import CHAIN_KEY
 from memory.importers.runs import ImportReport
 from memory.ingestion import IngestReport, LineResult
@@ -118,6 +119,8 @@ class ObservationCard:
     """"new", "updated" or "" relative to the chosen date."""
     blocker: BlockerSummary | None
     issue: IssueSummary | None
+    queue: QueueSummary | None = None
+    """A recurring issue's customers, plans and tickets (``dashboard.support_queue``)."""
 
     @property
     def generator(self) -> str:
@@ -160,7 +163,8 @@ def _ref(entity_id: Any, refs: Mapping[str, EntityRef], names: Mapping[str, str]
     return refs.get(str(entity_id)) or EntityRef(name=_name(names, entity_id), uuid=None)
 
 
-def card(observation: Observation, since: datetime | None) -> ObservationCard:
+def card(observation: Observation, since: datetime | None,
+         queue: QueueSummary | None = None) -> ObservationCard:
     structure = observation.structure or {}
     names = _names(structure)
     refs = _entity_refs(observation)
@@ -191,6 +195,7 @@ def card(observation: Observation, since: datetime | None) -> ObservationCard:
         change=change_since(observation, since),
         blocker=blocker,
         issue=issue,
+        queue=queue,
     )
 
 

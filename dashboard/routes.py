@@ -30,6 +30,8 @@ urlpatterns = [
     path("g/<slug:slug>/", board.board, name="board"),
     path("g/<slug:slug>/progress", board.run_progress, name="run-progress"),
     path("g/<slug:slug>/o/<uuid:uuid>", observation.observation_detail, name="observation"),
+    path("g/<slug:slug>/o/<uuid:uuid>/tickets.csv", observation.observation_tickets_csv,
+         name="observation-tickets-csv"),
     path("g/<slug:slug>/retired", retired.retired, name="retired"),
     # The weekly review: one page per ISO week, its exports beside it.
     path("g/<slug:slug>/weekly", weekly.current_week, name="weekly-current"),

@@ -128,6 +128,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Celery: a real broker with REDIS_URL, in-process otherwise -------------------------------
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
+# Kombu's Redis transport with a worker-killing failure on connection loss made survivable.
+CELERY_BROKER_TRANSPORT = "dashboard.broker:Transport" if REDIS_URL else None
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -17,7 +17,14 @@ The record format (one JSON object per line, or one JSON array of them)::
      "entities": [{"name": "Alice", "type": "Person"}],          # optional, pre-extracted
      "facts": [{"source": "API Migration", "relation": "DEPENDS_ON",
                 "target": "Auth Service Refactor", "fact": "...", "valid_at": "...",
-                "invalid_at": null, "source_type": "WorkItem", "target_type": "WorkItem"}]}
+                "invalid_at": null, "source_type": "WorkItem", "target_type": "WorkItem"}],
+     "read_text": true}                       # optional: read the content too (see below)
+
+Given facts are used as they are and the content is not read again — unless ``read_text`` is
+true: then the text extractor (the rules, or the model) also reads the content and its facts are
+recorded beside the given ones. Importers set it on what people wrote (a ticket's description, a
+comment, a chat message): the help desk states the ticket, its customer and status; the words
+state the problem.
 """
 
 from __future__ import annotations
@@ -282,6 +289,9 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
 def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any] | None:
     entities_raw = record.get("entities")
     facts_raw = record.get("facts")
+    read_text = record.get("read_text")
+    if read_text is not None and not isinstance(read_text, bool):
+        raise InvalidEpisode("read_text", "must be true or false")
     if entities_raw is None and facts_raw is None:
         return None
     entities = []
@@ -308,7 +318,10 @@ def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any
                 "facts", f"has {len(facts_raw)} facts; the limit is {MAX_FACTS_PER_EPISODE}"
             )
         facts = [_parse_fact(i, item, ontology) for i, item in enumerate(facts_raw)]
-    return {"entities": entities, "facts": facts}
+    supplied: dict[str, Any] = {"entities": entities, "facts": facts}
+    if read_text and facts:
+        supplied["read_text"] = True  # absent otherwise: earlier records hash as they did
+    return supplied
 
 
 def _check_type(where: str, value: Any, ontology: Ontology) -> None:

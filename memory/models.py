@@ -115,6 +115,9 @@ class Episode(models.Model):
     processing_started_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
     extractor = models.CharField(max_length=80, blank=True)
+    extraction_note = models.CharField(max_length=200, blank=True)
+    """Why its extractor found no facts at all, when it said ("not understood by the rules
+    extractor", "language not supported"); empty otherwise."""
 
     class Meta:
         constraints = [
@@ -826,3 +829,22 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.key} ({self.state})"
+
+
+class ImportMapping(models.Model):
+    """The column mapping a graph's editors last imported a format with (the CSV form remembers
+    it, and ``manage.py import`` and the API use it when none is given)."""
+
+    graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="import_mappings")
+    format = models.CharField(max_length=20)
+    mapping = models.JSONField(default=dict)
+    """Field → column (``{"reference_time": "Created", "content": "Description"}``)."""
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["graph", "format"], name="one_mapping_per_format")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.graph.slug} {self.format} mapping"

@@ -45,10 +45,10 @@ ENTITY_TYPES: tuple[str, ...] = (
 # Status names (normalized, lower case) that mean "this work is finished". A work item reaching one
 # of them ends the DEPENDS_ON facts that point at it (the resolution rule).
 # The defaults cover the common trackers: GitHub (closed, merged), Jira and Linear (done,
-# resolved, closed), Bugzilla (RESOLVED / VERIFIED FIXED).
+# resolved, closed), Bugzilla (RESOLVED / VERIFIED FIXED), help desks (Zendesk's solved).
 COMPLETION_STATUSES: frozenset[str] = frozenset(
     {"done", "shipped", "completed", "resolved", "released", "launched", "finished", "merged",
-     "closed", "live", "delivered", "verified", "fixed"}
+     "closed", "live", "delivered", "verified", "fixed", "solved"}
 )
 
 # Status names that end an item without it being done: Bugzilla's and Jira's resolutions, GitHub's

@@ -54,6 +54,14 @@ def _eager() -> bool:
     return bool(app.conf.task_always_eager)
 
 
+SETTLE_MARK_SECONDS = 30
+"""How long "a settle check of this graph is on its way" is believed past the check's due time.
+The check task can be lost (a killed worker holds countdown tasks unacknowledged until Redis
+redelivers them, half an hour later); the mark must not outlive it by much, or the graph would
+not run until it expired — the sweep schedules a new check as soon as it has. A second check
+is harmless: the one that finds the graph settled runs it, the other finds nothing new."""
+
+
 def _settle_key(graph_id: int) -> str:
     return f"settle:{graph_id}"
 
@@ -97,7 +105,11 @@ def process_episode(episode_id: int) -> str:
     max_retries=5,
 )
 def process_episodes(episode_ids: list[int]) -> dict[str, int]:
-    return dict(processing.process_episodes(episode_ids))
+    # A worker goes on with its graph's queue for a while, then hands the rest to a new task
+    # (each task stays well inside the time limit).
+    return dict(processing.process_episodes(
+        episode_ids, seconds=processing.DRAIN_SECONDS,
+        continue_later=lambda episode_id: _send(process_episodes, [episode_id])))
 
 
 @shared_task(name="memory.extract_when_due", bind=True, max_retries=None,
@@ -179,7 +191,7 @@ def run_pipeline_when_settled(self, graph_id: int) -> str:  # type: ignore[no-un
         cache.delete(_settle_key(graph_id))
         return "idle"
     if delay > 0 and not _eager():
-        cache.set(_settle_key(graph_id), 1, timeout=int(delay) + 120)
+        cache.set(_settle_key(graph_id), 1, timeout=int(delay) + SETTLE_MARK_SECONDS)
         self.apply_async((graph_id,), countdown=delay)
         return "waiting"
     cache.delete(_settle_key(graph_id))
@@ -208,8 +220,10 @@ def sweep() -> dict[str, int]:
     stale = now - timedelta(seconds=processing.stale_processing_seconds())
     stuck = list(Episode.objects.filter(
         status=Episode.Status.PROCESSING, processing_started_at__lt=stale
-    ).values_list("pk", "attempts")[:SWEEP_LIMIT])
-    for episode_id, attempts in stuck:
+    ).values_list("pk", "graph_id", "attempts")[:SWEEP_LIMIT])
+    # One task per graph: it takes the graph's queue in ingestion order from its head.
+    to_process: dict[int, list[int]] = {}
+    for episode_id, graph_id, attempts in stuck:
         if attempts >= processing.MAX_ATTEMPTS:
             Episode.objects.filter(pk=episode_id, status=Episode.Status.PROCESSING).update(
                 status=Episode.Status.FAILED,
@@ -218,15 +232,17 @@ def sweep() -> dict[str, int]:
             )
             counts["failed"] += 1
         else:
-            _send(process_episode, episode_id)
+            to_process.setdefault(graph_id, []).append(episode_id)
             counts["requeued"] += 1
     forgotten = now - timedelta(seconds=pending_grace_seconds())
     waiting = list(Episode.objects.filter(
         status=Episode.Status.PENDING, ingested_at__lt=forgotten
-    ).values_list("pk", flat=True)[:SWEEP_LIMIT])
-    for episode_id in waiting:
-        _send(process_episode, episode_id)
+    ).values_list("pk", "graph_id")[:SWEEP_LIMIT])
+    for episode_id, graph_id in waiting:
+        to_process.setdefault(graph_id, []).append(episode_id)
     counts["pending"] = len(waiting)
+    for episode_ids in to_process.values():
+        _send(process_episodes, episode_ids)
     counts["abandoned_runs"] = pipeline.abandon_stale_runs(now=now)
     for run_id in PipelineRun.objects.filter(
         status=PipelineRun.Status.QUEUED,
@@ -292,7 +308,7 @@ def schedule_pipeline(graph_id: int) -> None:
     if _eager():
         _send(run_pipeline_when_settled, graph_id)
         return
-    if cache.add(_settle_key(graph_id), 1, timeout=600) and not _send(
+    if cache.add(_settle_key(graph_id), 1, timeout=SETTLE_MARK_SECONDS) and not _send(
         run_pipeline_when_settled, graph_id
     ):
         cache.delete(_settle_key(graph_id))

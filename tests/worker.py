@@ -19,6 +19,7 @@ from typing import Any
 import dj_database_url
 from django.db import connection
 
+from memory.bench.services import deployed_worker_switches
 from tests.conftest import SESSION_CACHE_PREFIX, require
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,17 +101,6 @@ class Worker:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=5)
-
-
-def deployed_worker_switches() -> list[str]:
-    """The ``--without-*`` switches of the worker command in docker-compose.yml."""
-    import shlex
-
-    import yaml
-
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    return [word for word in shlex.split(compose["services"]["worker"]["command"])
-            if word.startswith("--without-")]
 
 
 class Beat:

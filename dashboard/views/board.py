@@ -32,6 +32,7 @@ from dashboard.selectors import (
     switcher_graphs,
     with_card_entities,
 )
+from dashboard.support_queue import queue_summaries
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import PipelineRun
 from memory.spend import model_status
@@ -58,6 +59,7 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     observations = list(page.object_list)
     with_card_entities(observations, (i for o in observations for i in card_entity_ids(o)))
     badge_since = filters.since or timezone.now() - timedelta(days=BADGE_DAYS)
+    queues = queue_summaries(graph, observations)
     context = {
         "access": access,
         "graph": graph,
@@ -66,7 +68,7 @@ def board(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         "filters": filters,
         "filtered": form.canonical_query(page=1) != "",
         "page": page,
-        "cards": [card(o, badge_since) for o in observations],
+        "cards": [card(o, badge_since, queues.get(o.pk)) for o in observations],
         "badge_since": badge_since,
         "query": form.canonical_query(),
         "page_query": form.canonical_query(page=None),

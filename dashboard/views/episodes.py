@@ -16,6 +16,7 @@ Fragments: ``episode-results`` (the list; it also reloads itself on ``episodesCh
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -68,8 +69,14 @@ from dashboard.selectors import (
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory import tasks
 from memory.api.services import find_duplicate
-from memory.importers import FORMAT_LABELS, WrongFormat
-from memory.importers.runs import ImportReport, import_export
+from memory.importers import FORMAT_LABELS, WrongFormat, table
+from memory.importers.mappings import MappingError, parse_mapping
+from memory.importers.runs import (
+    MAPPED_FORMATS,
+    ImportReport,
+    import_export,
+    remembered_mapping,
+)
 from memory.ingestion import IngestReport, ingest_records, read_records
 from memory.models import Episode, Graph
 from memory.processing import retry_episode
@@ -135,7 +142,7 @@ def _list_page(
         )
         if access.can_edit:
             context["add_form"] = forms.get("add_form") or _blank_episode_form()
-            context["upload_form"] = forms.get("upload_form") or _upload_form()
+            context["upload_form"] = forms.get("upload_form") or _upload_form(graph=graph)
             # Folded away while browsing; open with a result to show, or nothing to browse yet.
             context["open_forms"] = bool(forms) or not page.paginator.count
         context.update({k: v for k, v in forms.items() if k not in {"add_form", "upload_form"}})
@@ -151,8 +158,48 @@ def _blank_episode_form() -> EpisodeForm:
     return EpisodeForm(initial={"reference_time": now.strftime("%Y-%m-%dT%H:%M")})
 
 
-def _upload_form(*args: Any) -> UploadForm:
-    return UploadForm(*args, max_bytes=settings.UPLOAD_MAX_BYTES)
+def _upload_form(*args: Any, graph: Graph | None = None) -> UploadForm:
+    """The upload form; a blank one says which mapping the graph keeps for CSV files (used when
+    the field is left empty)."""
+    form = UploadForm(*args, max_bytes=settings.UPLOAD_MAX_BYTES)
+    if graph is not None and not args:
+        remembered = remembered_mapping(graph, "csv")
+        if remembered:
+            kept = ", ".join(f"{k}={v}" for k, v in remembered.items())
+            form.fields["mapping"].help_text += f" Kept for CSV files: {kept}."
+    return form
+
+
+@dataclass
+class CsvPreview:
+    """The first rows of a CSV and the column chosen for each field (the mapping form)."""
+
+    header: list[str]
+    rows: list[list[str]]
+    chosen: dict[str, str]
+    fields: tuple[str, ...] = table.FIELDS
+
+    @property
+    def choices(self) -> list[tuple[str, str]]:
+        return [(field, self.chosen.get(field, "")) for field in self.fields]
+
+
+def _posted_mapping(request: AuthenticatedHttpRequest, form: UploadForm) -> str | dict[str, str]:
+    """The mapping the form sends: the preview's column choices, else the typed mapping."""
+    chosen = {field: request.POST.get(f"map_{field}", "").strip() for field in table.FIELDS}
+    chosen = {field: column for field, column in chosen.items() if column}
+    return chosen or form.cleaned_data.get("mapping", "")
+
+
+def _csv_preview(payload: bytes, encoding: str, mapping: str | dict[str, str],
+                 graph: Graph) -> CsvPreview:
+    header, rows = table.preview(payload, encoding or None)
+    try:
+        chosen = parse_mapping(mapping, table.FIELDS) if mapping else {}
+    except MappingError:
+        chosen = {}
+    chosen = chosen or remembered_mapping(graph, "csv") or table.guess_mapping(header)
+    return CsvPreview(header, rows, {k: v for k, v in chosen.items() if v in header})
 
 
 # --- Adding an update ----------------------------------------------------------------------------
@@ -204,29 +251,54 @@ def upload_episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
     form = _upload_form(request.POST, request.FILES)
     upload: UploadResult | None = None
     report: IngestReport | ImportReport | None = None
+    preview: CsvPreview | None = None
     now = timezone.now()
     if form.is_valid():
         file = form.cleaned_data["file"]
         fmt = form.cleaned_data["format"]
+        payload = file.read()
+        encoding = form.cleaned_data.get("encoding", "")
         if fmt == JSON_LINES:
-            report = ingest_records(access.graph, read_records(file.read()), now=now)
-        else:
-            # A tracker export is read, mapped and stored here like a JSON Lines file (storing
-            # is quick); its processing runs after the commit, with the same progress.
+            report = ingest_records(access.graph, read_records(payload), now=now)
+        elif fmt == "csv" and (request.POST.get("preview") or not (
+                _posted_mapping(request, form) or remembered_mapping(access.graph, "csv"))):
+            # Show the columns and the first rows, and a column to choose for each field.
             try:
-                report = import_export(access.graph, fmt, file.read(), now=now)
+                preview = _csv_preview(payload, encoding, _posted_mapping(request, form),
+                                       access.graph)
+            except (WrongFormat, ValueError) as exc:
+                form.add_error("file", f"Not a readable CSV file: {exc}.")
+        else:
+            # An export is read, mapped and stored here like a JSON Lines file (storing is
+            # quick); its processing runs after the commit, with the same progress.
+            options = {"mapping": _posted_mapping(request, form) if fmt in MAPPED_FORMATS
+                       else "", "encoding": encoding}
+            try:
+                report = import_export(access.graph, fmt, payload, now=now,
+                                       options={k: v for k, v in options.items() if v})
+            except MappingError as exc:
+                form.add_error("mapping", f"{exc}.")
+                try:
+                    preview = _csv_preview(payload, encoding, {}, access.graph)
+                except (WrongFormat, ValueError):
+                    preview = None
             except (WrongFormat, ValueError) as exc:
                 form.add_error("file", f"Not a {FORMAT_LABELS[fmt]} file: {exc}.")
+    if preview is not None and request.htmx and request.POST.get("preview"):
+        context = {"graph": access.graph, "upload_form": form, "preview": preview}
+        return TemplateResponse(request, "dashboard/episodes.html#csv-preview", context,
+                                status=200 if form.is_valid() else 422)
     if form.is_valid() and report is not None:
         upload = UploadResult(
             filename=file.name, report=report, ingested_at=now,
             progress=episode_status_counts(access.graph, ingested_at=now),
         )
-    status = 422 if upload is None else 200
+    status = 200 if upload is not None or (preview is not None and form.is_valid()) else 422
     if not request.htmx:
-        return _list_page(request, access, upload_form=form, upload=upload, status=status)
+        return _list_page(request, access, upload_form=form, upload=upload, preview=preview,
+                          status=status)
     context = {"access": access, "graph": access.graph, "upload_form": form,
-               "upload": upload, "poll_seconds": POLL_SECONDS}
+               "upload": upload, "preview": preview, "poll_seconds": POLL_SECONDS}
     response = TemplateResponse(request, "dashboard/episodes.html#episode-upload", context,
                                 status=status)
     if upload is not None and upload.report.stored:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
@@ -34,6 +34,7 @@ from dashboard.selectors import (
     retirement_evidence,
     switcher_graphs,
 )
+from dashboard.support_queue import queue_summaries, tickets_csv
 from dashboard.timeline import lifecycle_timeline
 from dashboard.views.common import login_required, render_page, wants_fragment
 from memory.models import Observation
@@ -74,6 +75,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
             blockers=root_blockers(structure, entity_pages(observation)),
             issues=recurring_issues(structure),
+            queue=queue_summaries(access.graph, [observation]).get(observation.pk),
             chain=dependency_diagram(structure),
             episodes=episodes,
             episodes_capped=observation.episode_count > CLUSTER_EPISODES_SHOWN,
@@ -90,3 +92,18 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             retirement=retirement_evidence(observation),
         )
     return render_page(request, "dashboard/observation.html", context, fragments=FRAGMENTS)
+
+
+@login_required
+@require_GET
+def observation_tickets_csv(request: AuthenticatedHttpRequest, slug: str,
+                            uuid: UUID) -> HttpResponse:
+    """A recurring issue's tickets and customers as CSV (404 for an observation without any)."""
+    observation, access = observation_for_user(request, slug, uuid)
+    summary = queue_summaries(access.graph, [observation]).get(observation.pk)
+    if summary is None:
+        raise Http404("This observation has no customers or tickets.")
+    response = HttpResponse(tickets_csv(summary), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{access.graph.slug}-{observation.uuid}-tickets.csv"')
+    return response

@@ -56,12 +56,8 @@ def get_graph(user: Any, identifier: str, *, write: bool = False, own: bool = Fa
     return graph
 
 
-def can_write(graph: Graph) -> bool:
-    return getattr(graph, "role", None) in WRITE_ROLES
-
-
 def _forbidden(graph: Graph, role: str | None, why: str) -> ApiError:
-    held = f"you are a {role}" if role else "you are not a member (audit access only)"
+    held = f"your role is {role}" if role else "you are not a member (audit access only)"
     return ApiError(
         status.HTTP_403_FORBIDDEN, "permission_denied", f"On graph {graph.slug} {held}: {why}.",
         param="graph", details={"role": role},

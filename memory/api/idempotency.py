@@ -43,11 +43,12 @@ STORED_STATUSES = range(200, 300)
 
 
 def ttl() -> timedelta:
-    return timedelta(seconds=getattr(settings, "IDEMPOTENCY_TTL_SECONDS", 24 * 3600))
+    # The defaults (24 h, 60 s) are the settings' own: one place, not a second fallback here.
+    return timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
 
 
 def lease() -> timedelta:
-    return timedelta(seconds=getattr(settings, "IDEMPOTENCY_LEASE_SECONDS", 60))
+    return timedelta(seconds=settings.IDEMPOTENCY_LEASE_SECONDS)
 
 
 def scope_of(request: Request) -> str:

@@ -38,6 +38,10 @@ from memory.ontology import Ontology, build_ontology
 
 SPLITS = ("dev", "test")
 GENRES = ("tracker", "meeting", "support")
+BATCHES = ("original", "dev-extra")
+"""``original``: the 482 episodes the split was frozen on; ``dev-extra``: dev-only episodes from
+further sources, added later (``tests/corpus/README.md``). An episode without ``batch`` is
+``original``."""
 PROPOSED_RELATIONS = ("TRACKS", "DUPLICATE_OF")
 """Labelled in the corpus, not (yet) in the ontology: kept by name when normalising."""
 
@@ -70,12 +74,17 @@ class CorpusEpisode:
     def split(self) -> str:
         return str(self.record["split"])
 
+    @property
+    def batch(self) -> str:
+        return str(self.record.get("batch") or "original")
+
 
 def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
-                genres: Sequence[str] | None = None,
+                genres: Sequence[str] | None = None, batches: Sequence[str] | None = None,
                 ontology: Ontology | None = None) -> list[CorpusEpisode]:
-    """The labelled episodes of ``directory/*.jsonl`` in the given splits and genres, each
-    source's in time order. Episodes without ``gold_facts`` (not labelled yet) are left out."""
+    """The labelled episodes of ``directory/*.jsonl`` in the given splits, genres and batches
+    (all when ``None``), each source's in time order. Episodes without ``gold_facts`` (not
+    labelled yet) are left out."""
     ontology = ontology or build_ontology(None)
     episodes = []
     for path in sorted(directory.glob("*.jsonl")):
@@ -85,6 +94,8 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
             if "gold_facts" not in record or record.get("split") not in splits:
                 continue
             if genres and record.get("genre") not in genres:
+                continue
+            if batches and (record.get("batch") or "original") not in batches:
                 continue
             gold = [fact for item in record["gold_facts"]
                     if (fact := normalized_fact(item["source"], item["relation"],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,8 @@ QUALITY_COLUMNS = [
     ("root acc", "root_blocker_accuracy"), ("reach err", "reach_error_relative"),
     ("retire ok", "retirement_correctness"), ("citations", "citation_validity"),
     ("extr recall", "extraction_recall"), ("extr recall (covered)", "extraction_recall_covered"),
+    ("mixed brands (run 1 / final)", "mixed_brands"),
+    ("per-customer resolved ok", "per_customer_resolution"),
 ]
 
 
@@ -27,8 +29,17 @@ def _case(result: dict[str, Any]) -> str:
     return f"{result['scenario']} {result['form']} {result['size']:,} ({result['database']})"
 
 
+def _quality(quality: dict[str, Any], key: str) -> str:
+    if key == "mixed_brands":
+        if "mixed_brand_observations_checkpoint" not in quality:
+            return "–"
+        return (f"{quality['mixed_brand_observations_checkpoint']} / "
+                f"{quality.get('mixed_brand_observations_final', '–')}")
+    return _fmt(quality.get(key))
+
+
 def quality_rows(results: Sequence[dict[str, Any]]) -> list[list[str]]:
-    return [[_case(r), *(_fmt(r["quality"].get(key)) for _, key in QUALITY_COLUMNS)]
+    return [[_case(r), *(_quality(r["quality"], key) for _, key in QUALITY_COLUMNS)]
             for r in results]
 
 
@@ -121,32 +132,82 @@ def markdown_table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(out)
 
 
-def render_text(results: Sequence[dict[str, Any]]) -> str:
+def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
+                                                                  list[list[str]]]]:
+    """The parts beside the generated scenarios: the real support corpus's side by side and the
+    import throughput."""
+    from memory.bench.support_corpus import (
+        COMPARISON_HEADERS,
+        WORDS_ONLY_HEADERS,
+        comparison_rows,
+        words_only_rows,
+    )
+
+    tables = []
+    corpus = (extras or {}).get("support_corpus")
+    if corpus:
+        tables.append((
+            f"Support corpus: {corpus['messages']} real messages grouped by our observations "
+            "and by TF-IDF + k-means per brand (k = gold problems of the brand)",
+            COMPARISON_HEADERS, comparison_rows(corpus)))
+        if words_only_rows(corpus):
+            tables.append(("Support corpus, ours from the words alone (the messages' thread "
+                           "addresses removed)", WORDS_ONLY_HEADERS, words_only_rows(corpus)))
+    imports = (extras or {}).get("support_imports")
+    if imports:
+        tables.append(("Import throughput (parsed and mapped, no database; Slack: threads of "
+                       "three messages)",
+                       IMPORT_HEADERS, import_rows(imports)))
+    return tables
+
+
+IMPORT_HEADERS = ["format", "tickets", "episodes", "wall s", "CPU s", "tickets/s (wall)",
+                  "tickets/s (CPU)", "episodes/s (wall)"]
+
+
+def import_rows(imports: Sequence[dict[str, Any]]) -> list[list[str]]:
+    return [[i["format"], f"{i['items']:,}", f"{i['episodes']:,}", f"{i['seconds']:.2f}",
+             f"{i['cpu_seconds']:.2f}", f"{i['items_per_second']:,.0f}",
+             f"{i['items_per_cpu_second']:,.0f}", f"{i['episodes_per_second']:,.0f}"]
+            for i in imports]
+
+
+def render_text(results: Sequence[dict[str, Any]],
+                extras: Mapping[str, Any] | None = None) -> str:
     parts = []
     for title, (headers, build) in TABLES.items():
         rows = build(results)
         if rows:
             parts.append(f"{title}\n{text_table(headers, rows)}")
+    for title, headers, rows in extra_tables(extras):
+        parts.append(f"{title}\n{text_table(headers, rows)}")
     return "\n\n".join(parts)
 
 
-def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+def render_markdown(results: Sequence[dict[str, Any]], meta: dict[str, Any],
+                    extras: Mapping[str, Any] | None = None) -> str:
     lines = [f"Command: `{meta['command']}`  ", f"Machine: {meta['machine']}  ",
              f"Date: {meta['date']}; total {meta['seconds']:.0f} s", ""]
+    if meta.get("load_average"):
+        load = " / ".join(f"{x:.2f}" for x in meta["load_average"])
+        lines[2] += f"; load average at the end {load}"
     for title, (headers, build) in TABLES.items():
         rows = build(results)
         if rows:
             lines += [f"**{title}**", "", markdown_table(headers, rows), ""]
+    for title, headers, rows in extra_tables(extras):
+        lines += [f"**{title}**", "", markdown_table(headers, rows), ""]
     return "\n".join(lines)
 
 
 def write_outputs(out: Path, results: Sequence[dict[str, Any]],
-                  meta: dict[str, Any]) -> tuple[Path, Path]:
+                  meta: dict[str, Any],
+                  extras: Mapping[str, Any] | None = None) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     json_path, md_path = out / "bench.json", out / "bench.md"
-    json_path.write_text(json.dumps({"meta": meta, "results": list(results)}, indent=1,
-                                    default=str))
-    md_path.write_text(render_markdown(results, meta))
+    json_path.write_text(json.dumps({"meta": meta, "results": list(results),
+                                     **(extras or {})}, indent=1, default=str))
+    md_path.write_text(render_markdown(results, meta, extras))
     return json_path, md_path
 
 

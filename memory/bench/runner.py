@@ -130,9 +130,12 @@ class Case:
                 self._batch(1)
                 self._pipeline("run1")
                 self._score_checkpoint()
+                self._score_brands("checkpoint")
                 self._batch(2)
                 self._pipeline("run2")
                 self._score_retirements()
+                self._score_brands("final")
+                self._score_resolutions()
                 self._incremental()
             self._score_citations()
             self._score_extraction()
@@ -376,6 +379,67 @@ class Case:
                 correct += int(root in top_roots)
         self.result["quality"]["retirement_correctness"] = metrics.share(correct, len(chains))
         self.result["quality"]["resolved_chains"] = resolved
+
+    def _score_brands(self, when: str) -> None:
+        """Active observations whose episodes come from two brands or more that share no fact
+        (issue #14: there must be none)."""
+        if self.scenario.name != "brands":
+            return
+        from memory.support import brand_of
+
+        brand_of_episode = {ext: brand_of(info["source"])
+                            for ext, info in self.truth["episodes"].items()}
+        pk_of = {ext: pk for pk, ext in self.ext_of.items()}
+        mixed = 0
+        for observation in self._active_observations():
+            episodes = [self.ext_of[e.pk] for e in observation.episodes.all()
+                        if e.pk in self.ext_of]
+            brands = {brand_of_episode.get(e) for e in episodes}
+            if len(brands) < 2:
+                continue
+            facts_by_brand: dict[Any, set[int]] = defaultdict(set)
+            for fact_id, episode_id in FactEvidence.objects.filter(
+                    episode_id__in=[pk_of[e] for e in episodes],
+                    fact__in=observation.facts.all()).values_list("fact_id", "episode_id"):
+                facts_by_brand[brand_of_episode[self.ext_of[episode_id]]].add(fact_id)
+            sets = list(facts_by_brand.values())
+            shared = any(a & b for i, a in enumerate(sets) for b in sets[i + 1:])
+            mixed += int(not shared)
+        self.result["quality"][f"mixed_brand_observations_{when}"] = mixed
+
+    def _score_resolutions(self) -> None:
+        """A customer's "resolved for us" ends that customer's report only: after the final run
+        their report of the issue is closed, another customer's is current, and an active
+        observation still holds the family's other customers."""
+        resolutions = self.truth.get("resolutions") or []
+        if not resolutions:
+            return
+        from memory.models import Fact
+
+        reports: dict[tuple[str, str], list[bool]] = defaultdict(list)
+        # Every fact as last known (not the rows a revision replaced: expired without an end).
+        for source, target, ended in Fact.objects.filter(
+                graph=self.graph, relation="REPORTED").exclude(
+                expired_at__isnull=False, invalid_at__isnull=True).values_list(
+                "source__name", "target__name", "invalid_at"):
+            reports[(norm(source), norm(target))].append(ended is None)
+        active_groups: set[str] = set()
+        for observation in self._active_observations():
+            for episode in observation.episodes.all():
+                info = self.truth["episodes"].get(self.ext_of.get(episode.pk, ""))
+                if info and info["group"]:
+                    active_groups.add(info["group"])
+        respected = 0
+        for r in resolutions:
+            customer, issue = norm(r["customer"]), norm(r["issue"])
+            closed = bool(reports.get((customer, issue))) and not any(
+                reports[(customer, issue)])
+            others = any(current for (c, i), flags in reports.items() if i == issue
+                         and c != customer for current in flags)
+            respected += int(closed and others and r["group"] in active_groups)
+        self.result["quality"]["per_customer_resolution"] = metrics.share(
+            respected, len(resolutions))
+        self.result["quality"]["resolutions"] = len(resolutions)
 
     def _score_citations(self) -> None:
         claims = Claim.objects.filter(observation__graph=self.graph).prefetch_related("facts")

@@ -16,6 +16,14 @@ their facts supplied, to measure clustering alone):
     Support tickets. Issue families: several customers report the same issue in different words
     (some after a recurring event, some mentioning their plan, which changes over time); one-off
     tickets are distractors.
+``brands``
+    A help desk serving several brands (``zendesk:<brand>``, issue #14). Issue families as in
+    ``support``, each at one brand, in paraphrased words; about half of the later families reuse
+    the very words of an earlier family at **another** brand (the same symptom name at two
+    brands: two problems, never one observation). After the checkpoint, in some families one
+    customer says the problem is resolved for them: that ends that customer's report only, and
+    the family's observation lives on with the others (structured: the report given with its
+    end, as an importer records a solved ticket).
 
 Some phrasings are deliberately *outside* the rules extractor's table (marked ``covered: false``
 in the ground truth) so that extraction recall is measured honestly, not by construction.
@@ -36,7 +44,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-SCENARIOS = ("projects", "support")
+SCENARIOS = ("projects", "support", "brands")
 FORMS = ("text", "structured")
 START = datetime(2026, 8, 3, 9, 0, tzinfo=UTC)
 """A Monday, in the past of any run of this harness (facts must be current)."""
@@ -77,6 +85,11 @@ STEMS = ["Zen", "Nor", "Vel", "Tri", "Bright", "Blue", "Quant", "Hexa", "Ocu", "
 STEM_ENDS = ["tech", "ware", "soft", "data", "works", "logic", "net", "scale", "grid", "forge"]
 ORG_SUFFIXES = ["Corp", "Inc", "Ltd", "GmbH"]
 PLANS = ["Standard", "Pro", "Business", "Enterprise"]
+BRANDS = ["Nimbus", "Cirrus", "Stratus", "Cumulus"]
+REUSED_WORDS_SHARE = 0.5
+"""Of the families after the first round of brands, the share that take an earlier family's
+words at another brand."""
+RESOLVED_FOR_ONE_SHARE = 0.5
 CHATTER = ["Lunch was great today. See you all on Friday!", "Thanks everyone for the demo.",
            "Reminder: the office is closed on Monday.", "Welcome to the new folks this week!",
            "Great retro yesterday, lots of good ideas."]
@@ -111,6 +124,8 @@ class Episode:
     """The expected cluster (chain or issue family) it belongs to; None: a distractor."""
     late: bool = False
     """Backfilled: said before the checkpoint, delivered after it."""
+    ended: list[Triple] = field(default_factory=list)
+    """Facts the episode ends (structured: given with ``invalid_at`` at its time)."""
 
     @property
     def batch(self) -> int:
@@ -156,11 +171,16 @@ class Scenario:
             "source": episode.source,
             "content": episode.content,
         }
-        if self.form == "structured" and episode.facts:
+        if self.form == "structured" and (episode.facts or episode.ended):
             record["facts"] = [
                 {"source": s, "relation": r, "target": t, "fact": episode.content,
                  "source_type": self.types[s], "target_type": self.types[t]}
                 for s, r, t in episode.facts
+            ] + [
+                {"source": s, "relation": r, "target": t, "fact": episode.content,
+                 "source_type": self.types[s], "target_type": self.types[t],
+                 "invalid_at": episode.reference_time.isoformat()}
+                for s, r, t in episode.ended
             ]
         return record
 
@@ -191,9 +211,14 @@ class Scenario:
                                  if HUB_FACT in e.facts]},
             "episodes": {
                 e.external_id: {"batch": e.batch, "group": e.group, "covered": e.covered,
-                                "late": e.late, "facts": [list(f) for f in e.facts]}
+                                "late": e.late, "facts": [list(f) for f in e.facts],
+                                "source": e.source, "ended": [list(f) for f in e.ended]}
                 for e in self.episodes
             },
+            "resolutions": [
+                {"episode": e.external_id, "group": e.group, "customer": s, "issue": t}
+                for e in self.episodes for s, _, t in e.ended
+            ],
         }
 
     def write(self, directory: Path) -> tuple[Path, Path]:
@@ -466,6 +491,83 @@ class _Support:
                  [(customer, "REPORTED", issue), (issue, "AFFECTS", product)], group=None)
 
 
+class _Brands(_Support):
+    """Issue families of several brands; the same words at two brands are two problems."""
+
+    def __init__(self, scenario: Scenario, rng: random.Random) -> None:
+        super().__init__(scenario, rng)
+        self.words: list[tuple[str, str, str]] = []
+        """(brand, code, thing) of every family so far."""
+
+    def ticket(self, author: str, when: datetime, content: str, facts: list[Triple], *,
+               brand: str, group: str | None, covered: bool = True,
+               ended: list[Triple] | None = None) -> None:
+        s = self.s
+        s.episodes.append(Episode(f"{s.name}-{len(s.episodes):06d}", author, when,
+                                  f"zendesk:{brand}", content, facts, covered, group,
+                                  ended=ended or []))
+
+    def family(self, index: int) -> None:
+        rng, types = self.rng, self.s.types
+        gid = f"issue-{index}"
+        brand = BRANDS[index % len(BRANDS)]
+        mine = {(code, thing) for b, code, thing in self.words if b == brand}
+        others = [w for w in self.words if w[0] != brand and (w[1], w[2]) not in mine]
+        if index >= len(BRANDS) and others and rng.random() < REUSED_WORDS_SHARE:
+            _, code, thing = rng.choice(others)  # the same symptom name at another brand
+        else:
+            code, thing = self.names.codename(), rng.choice(THINGS)
+        self.words.append((brand, code, thing))
+        issue = f"{title(f'{code} {thing} failures')} ({brand})"
+        product = f"{title(f'{code} {thing}s')} ({brand})"
+        types.update({issue: "Issue", product: "Product"})
+        tickets: list[tuple[datetime, str]] = []
+        for _ in range(rng.randint(2, 6)):
+            customer = self.names.customer()
+            types[customer] = "Customer"
+            for _ in range(rng.randint(1, 3)):
+                when = _when(rng.randrange(CHECKPOINT_WEEK), rng.randrange(5),
+                             rng.randrange(8))
+                tickets.append((when, customer))
+        tickets.sort()
+        for when, customer in tickets:
+            form = rng.choice([0, 1, 2, 3])
+            if form == 0:
+                text = f"Our {code} {thing}s keep failing."
+                facts = [(customer, "REPORTED", issue), (issue, "AFFECTS", product)]
+            elif form == 1:
+                text = f"We keep seeing {code} {thing} failures."
+                facts = [(customer, "REPORTED", issue)]
+            elif form == 2:
+                text = f"Hi, our {code} {thing}s keep failing again. Can you check?"
+                facts = [(customer, "REPORTED", issue), (issue, "AFFECTS", product)]
+            else:  # outside the rules' table
+                text = f"Ugh, {code} {thing}s are broken for us again."
+                facts = [(customer, "REPORTED", issue)]
+            self.ticket(customer, when, text, facts, brand=brand, group=gid,
+                        covered=form != 3)
+        customers = list(dict.fromkeys(c for _, c in tickets))
+        if len(customers) >= 3 and rng.random() < RESOLVED_FOR_ONE_SHARE:
+            customer = customers[0]
+            when = _when(CHECKPOINT_WEEK + 1, rng.randrange(5), rng.randrange(8))
+            self.ticket(customer, when,
+                        f"The {code} {thing} failures are resolved. Thanks!", [],
+                        brand=brand, group=gid, ended=[(customer, "REPORTED", issue)])
+
+    def distractor(self) -> None:
+        rng, types = self.rng, self.s.types
+        brand = rng.choice(BRANDS)
+        customer = self.names.customer()
+        code, thing = self.names.codename(), rng.choice(THINGS)
+        issue = f"{title(f'{code} {thing} failures')} ({brand})"
+        product = f"{title(f'{code} {thing}s')} ({brand})"
+        types.update({customer: "Customer", issue: "Issue", product: "Product"})
+        when = _when(rng.randrange(WEEKS), rng.randrange(5), rng.randrange(8))
+        self.ticket(customer, when, f"Our {code} {thing}s keep failing.",
+                    [(customer, "REPORTED", issue), (issue, "AFFECTS", product)],
+                    brand=brand, group=None)
+
+
 # --- entry point -----------------------------------------------------------------------------
 
 
@@ -479,7 +581,8 @@ def generate(name: str, size: int, *, seed: int = 7, form: str = "text") -> Scen
         raise ValueError(f"unknown form {form!r}; choose from {', '.join(FORMS)}")
     rng = random.Random(f"{name}:{size}:{seed}")
     scenario = Scenario(name=name, size=size, seed=seed, form=form)
-    builder: _Projects | _Support = (_Projects if name == "projects" else _Support)(scenario, rng)
+    builder: _Projects | _Support = {"projects": _Projects, "support": _Support,
+                                     "brands": _Brands}[name](scenario, rng)
     scenario.types.update({"Blocked": "Status", "Stalled": "Status", "On Track": "Status",
                            "Done": "Status", HUB_FACT[0]: "Team", HUB_FACT[2]: "WorkItem"})
     target = int(size * (1 - DISTRACTOR_SHARE))

@@ -63,6 +63,9 @@ class Extraction:
     """What the extractor saw but would not turn into facts (unknown relation, self-loop...)."""
     model_failure: str = ""
     """Why the rules read an episode the model should have read ("model failed: timeout")."""
+    unread: str | None = None
+    """Why the extractor found nothing at all, when it did not ("not understood by the rules
+    extractor", "language not supported"); shown on the episode's page."""
 
     def all_entities(self) -> list[ExtractedEntity]:
         """Every entity mentioned, deduplicated in first-mention order."""

@@ -7,9 +7,23 @@ never guessed ones. Relations come out canonical and with the ontology's directi
 
 How a text is read
 ------------------
-1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), newlines and bullets (``- ``, ``* ``,
-   ``1. ``). A question asserts nothing and is skipped; so is a greeting or label before a colon
-   ("Hey team, quick update: …").
+0. The text: in another language (``memory.language.words.language_of``) it is not read at all
+   (no facts, ``unread`` = "language not supported"). Otherwise it is read as a document
+   (``memory.language.documents``): headings, list items with their parents, wrapped lines
+   joined; code blocks, tables, quotations of earlier messages, HTML comments and whatever
+   follows a sign-off are never read. "Ticket from X:", "From: X" (and, for an anonymous
+   episode, a signature) name the customer who wrote it. The first line "Title #N" names the
+   episode's own item; an issue title that says what is wrong is its author's report.
+1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
+   nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
+   blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge
+   ("I think…", "Maybe…") and a wish or plan ("We should…", "Please…"). A sentence longer than
+   ``MAX_SENTENCE_LENGTH`` is not read.
+   Each sentence is *masked* (``memory.language.references``): tracker references (``#123``,
+   ``org/repo#123``, ``PROJ-123``, ``bug 123456``, links to issues, pull requests and tickets,
+   ``@handles``) become one entity each, a title beside one its display name ("Add hygiene
+   attributes (compiler-team#692)"); links, inline code and quotations become placeholders that
+   are never read as claims. "X says (that) …" reads the clause X said, with X as its speaker.
 2. Clauses: ``;``, ``:``, ``, which`` / ``, owned by`` (a relative clause about the noun phrase
    before it, also mid-sentence: "X, which Bob owns, is late"), ``because``/``until``/``since``
    (a *reason* clause: what the previous clause's item waits on; ``since`` before a date or an
@@ -21,13 +35,15 @@ How a text is read
    March 3`` → ``valid_at``), time adverbs and fillers (``also``, ``still``, ``yesterday``...).
 4. The clause is matched against the patterns in order (each gated by a word it needs, so most
    regexes never run); the first whose handler understands it wins, and a handler that declines
-   leaves nothing behind.
-5. The episode is then settled: "I'm waiting on X" attaches to the author's work item, the work
-   item whose status a Person reports becomes theirs unless the episode names another owner,
-   facts the ontology does not allow or that point at their own source are dropped (with a note
-   in ``dropped``), and a single-valued relation (``HAS_STATUS``, ``ON_PLAN``) keeps the last
-   value said.
-
+   leaves nothing behind. A noun phrase names an entity only if its words' parts of speech allow
+   it (TextBlob's tagger: no pronoun, modal, adverb or finite verb in a name, a noun-like last
+   word), and a blocker only if it can be waited on (not "unresolved concerns", "Reviewer").
+   A line that names no subject is about the item above it: a list item's parent, a heading
+   with a reference, or the thread's own item ("- Needs more reviews", "ACTION: Michael to
+   comment", "/assign @bob", "Fixes #12"); a heading that names a team ("### Lighthouse")
+   speaks for the first-person lines under it, and a heading that states a status ("PRs
+   waiting on team") gives it to each referenced item under it. The heading is never an entity,
+   and each fact cites its own line.
 Interpretation rules (judgement calls)
 --------------------------------------
 * First person (I, we, our team, me, us) is the author; so is a standup line with no subject
@@ -41,8 +57,10 @@ Interpretation rules (judgement calls)
   per item. Later items of a list start with a determiner or are names, so "the search and
   indexing project" stays one name.
 * A status word (blocked, stalled, done...) makes a ``Status`` entity named by its canonical word:
-  Blocked, Stalled, At Risk, On Track, In Progress, On Hold, Delayed, Unblocked, and Done for every
-  completion word (shipped, released, live...). On an ``Issue`` every completion word is Resolved.
+  Blocked, Stalled, At Risk, On Track, In Progress, In Review, Approved, On Hold, Delayed,
+  Slipped, Postponed, Unblocked, Reverted, Waiting; Done for the generic completion words
+  (shipped, finished, live...), while a tracker's own states keep their word (Merged, Closed,
+  Released, Fixed). On an ``Issue`` every completion word is Resolved.
 * Only statements whose grammatical subject is the item carry its status: "X is blocked by Y" and
   "X can't move forward because Y isn't ready" say X is Blocked; "Y blocks X" only says X depends
   on Y. A status said in passing in a reason or relative clause ("…because Y is late", "Y, which
@@ -55,11 +73,16 @@ Interpretation rules (judgement calls)
 * An issue said in a Customer's episode is reported by that customer unless someone else is named.
   "X is slow" is an issue only in a customer's ticket (from a project update it is no latency).
 * Issue names are normalized so the same error matches however it is said: any HTTP status code
-  ("a 502 error", "HTTP 502s", "502 Bad Gateway") → ``502 Errors``; any timeout ("timeouts",
-  "requests time out") → ``Timeout Errors``; "can't log in" → ``Login Failures``; "fails to load"
-  → ``Load Failures``; "exports keep failing" → ``Export Failures``; latency/slowness →
-  ``Latency``; otherwise the phrase without articles and intensity words ("intermittent"), with
-  its last word plural (``a login bug`` → ``Login Bugs``).
+  ("a 502 error", "HTTP 502s", "502 Bad Gateway") → ``502 Errors``; the symptoms of the synonym
+  table (``memory.extraction.symptoms``, matched on lemmas) → one name each: "times out",
+  "timing out", "timed out", "timeout" → ``Timeout Errors``; "can't log in", "unable to sign
+  in", "locked out of my account" → ``Login Failures``; "slow", "laggy", "takes forever" →
+  ``Latency``; "down", "unavailable" → ``Outages``; crashes → ``Crashes``. "Exports keep
+  failing" → ``Export Failures``; other problems keep the customer's words, subject and
+  predicate ("Docker Desktop fails to start", "MagicDNS stops working"); otherwise the phrase
+  without articles and intensity words ("intermittent"), with its last word plural (``a login
+  bug`` → ``Login Bugs``). A customer's "it's working again" / "resolved for us" closes that
+  customer's ``REPORTED`` facts only; "still failing" reports the same issue again.
 * Relative dates ("last month", "last Monday") give no ``valid_at``; they are only removed.
 
 Phrasings covered
@@ -123,7 +146,7 @@ closure (``*``: any target); ``—`` means nothing is extracted.
 | 49 | completion | The auth service refactor shipped. | Alice RESPONSIBLE_FOR Auth Service Refactor; Auth Service Refactor HAS_STATUS Done |
 | 50 | completion | The export feature is done. | Alice RESPONSIBLE_FOR Export Feature; Export Feature HAS_STATUS Done |
 | 51 | completion | We finished the data pipeline rewrite. | Alice RESPONSIBLE_FOR Data Pipeline Rewrite; Data Pipeline Rewrite HAS_STATUS Done |
-| 52 | completion | The mobile release has been released. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS Done |
+| 52 | completion | The mobile release has been released. | Alice RESPONSIBLE_FOR Mobile Release; Mobile Release HAS_STATUS Released |
 | 53 | completion | The onboarding flow is live. | Alice RESPONSIBLE_FOR Onboarding Flow; Onboarding Flow HAS_STATUS Done |
 | 54 | completion | Shipped the billing migration! | Alice RESPONSIBLE_FOR Billing Migration; Billing Migration HAS_STATUS Done |
 | 55 | completion | The release went live on Tuesday and customers are happy. | Alice RESPONSIBLE_FOR Release; Release HAS_STATUS Done |
@@ -182,10 +205,17 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.symptoms import find_symptom, tokens_after
+from memory.extraction.symptoms import tokens as _symptom_tokens
+from memory.language.documents import Document, Passage, read_document
+from memory.language.references import PLACEHOLDER, Reference, mask, title_line
+from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
 RULES_EXTRACTOR = "rules@1"
+UNREAD_RULES = "not understood by the rules extractor"
+UNREAD_LANGUAGE = "language not supported"
 
 RESPONSIBLE_FOR = "RESPONSIBLE_FOR"
 MEMBER_OF = "MEMBER_OF"
@@ -273,6 +303,19 @@ _INTENSITY_WORDS = frozenset(
      "terrible", "massive", "severe", "new", "these", "those", "our", "my", "sporadic"}
 )
 _THINGS = frozenset({"WorkItem", "Service", "Product", "Issue"})
+# Last words of what nobody can be "blocked on" as a work item (singular).
+# Teams written as slugs: Kubernetes' "sig-scheduling", "wg-batch", Rust's "t-compiler".
+_TEAM_SLUG = re.compile(r"^(?:sig|wg|t|team|ug|committee)-[a-z0-9-]+$|^[a-z0-9-]+-(?:team|sig|wg)$")
+_ABSTRACT_HEADS = frozenset(
+    {"concern", "feedback", "review", "reviewer", "approval", "decision", "consensus",
+     "discussion", "input", "response", "answer", "reply", "confirmation", "clarification",
+     "info", "information", "detail", "time", "help", "resource", "capacity", "bandwidth",
+     "budget", "people", "someone", "agreement", "signoff", "sign-off", "go-ahead", "permission",
+     "author", "maintainer", "team", "member", "owner", "vote", "comment", "question", "issue",
+     "problem", "thing", "stuff", "other", "something", "reason", "test", "ci", "merge", "rebase",
+     "example", "repro", "reproduction", "mcve", "testcase", "fcp", "nomination",
+     "meeting", "call", "sync", "update", "news", "word", "go", "green", "light"}
+)
 _AGENTS = frozenset({"Person", "Team", "Customer"})
 
 # Status phrase (lower case) → canonical status word (displayed with display_name).
@@ -282,17 +325,28 @@ _STATUS_WORDS: dict[str, str] = {
     "at risk": "at risk",
     "on track": "on track", "on schedule": "on track",
     "in progress": "in progress", "underway": "in progress", "under way": "in progress",
-    "in flight": "in progress",
+    "in flight": "in progress", "work in progress": "in progress", "wip": "in progress",
     "on hold": "on hold", "paused": "on hold",
-    "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed",
-    "slipping": "delayed", "late": "delayed", "slipped": "delayed",
+    "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed", "late": "delayed",
+    "slipping": "slipped", "slipped": "slipped",
+    "postponed": "postponed", "deferred": "postponed", "pushed back": "postponed",
+    # Completion: the generic words are Done; a tracker's own states keep their word (a PR is
+    # merged, an issue closed, a version released). All of them end what waits on the item.
     "done": "done", "complete": "done", "completed": "done", "finished": "done",
-    "shipped": "done", "released": "done", "launched": "done", "live": "done",
-    "merged": "done", "delivered": "done", "resolved": "done", "closed": "done",
-    "fixed": "done", "wrapped up": "done", "landed": "done", "went live": "done",
+    "shipped": "done", "launched": "done", "live": "done", "delivered": "done",
+    "wrapped up": "done", "went live": "done",
+    "merged": "merged", "landed": "merged", "implemented": "done",
+    "released": "released", "closed": "closed", "fixed": "fixed", "resolved": "resolved",
     "unblocked": "unblocked",
+    "reverted": "reverted", "backed out": "reverted", "rolled back": "reverted",
+    "in review": "in review", "under review": "in review", "needs review": "in review",
+    "awaiting review": "in review", "ready for review": "in review",
+    "waiting for review": "in review", "waiting on review": "in review",
+    "approved": "approved", "accepted": "accepted", "rejected": "rejected",
+    "declined": "rejected", "flaky": "flaky", "flaking": "flaky", "stale": "stale",
 }
 _DONE, _RESOLVED, _BLOCKED = "done", "resolved", "blocked"
+_COMPLETE = frozenset({"done", "merged", "released", "closed", "fixed", "resolved"})
 _MONTHS: dict[str, int] = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
     "oct": 10, "nov": 11, "dec": 12,
@@ -357,7 +411,8 @@ _ADVERBIAL = re.compile(
     r"|to (?:production|prod|staging|everyone|all (?:users|customers))|yet"
     r"|for (?:a|an|one|two|three|four|five|six|several|a few|\d+) (?:days?|weeks?|months?"
     r"|hours?|sprints?)"
-    r"|for (?:all|some|many|most|several) (?:of )?(?:our )?(?:users|customers|accounts))\b",
+    r"|for (?:all|some|many|most|several) (?:of )?(?:our )?(?:users|customers|accounts)"
+    r"|for (?:us|me|our team|our users|our customers|everyone here))\b",
     _I,
 )
 _SPACES = re.compile(r"\s+")
@@ -372,7 +427,7 @@ _ADVERBIAL_WORDS = _word_set(
     "yesterday today tonight recently far moment now anymore morning afternoon evening week"
     " sprint month quarter year night monday tuesday wednesday thursday friday saturday sunday"
     " earlier time schedule production prod staging everyone users customers yet days day"
-    " weeks hours hour months sprints accounts"
+    " weeks hours hour months sprints accounts us me team"
 )
 _EVENT_WORDS = frozenset({"since", "after", "following"})
 _TRIM = " \t,.;:!?\"'"
@@ -421,8 +476,9 @@ _CLAUSE_BREAK = re.compile(
 )
 # "Hi team, …" / "Quick update - …": a greeting says nothing.
 _GREETING = re.compile(
-    r"^(?:hi|hey|hello|ok|okay|fyi|update|quick update|status update|heads up|morning)\b"
-    r"[^,:!.-]{0,30}[,:!-]\s*",
+    r"^(?:hi|hey|hello|ok|okay|fyi|update|quick update|status update|heads up|morning"
+    r"|ugh|argh|sigh|oh no|oh|hmm|well|so|alright|dear [^,]{1,30}|good (?:morning|afternoon"
+    r"|evening)|greetings|urgent|help)\b[^,:!.-]{0,30}[,:!-]\s*",
     _I,
 )
 # "If the refactor slips, …" asserts nothing; "Since we upgraded, …" is a clause of its own.
@@ -439,6 +495,7 @@ _APPOSITIVE = re.compile(
 )
 _REDUCED_RELATIVE = ("owned", "led", "run", "maintained", "handled", "driven")
 _AND = re.compile(r"\s+and\s+")
+_COMMA_OR_AND = re.compile(r",\s+(?:and\s+)?|\s+and\s+")
 # A bare "and" separates two clauses only if what comes before it has a verb of its own.
 _HAS_VERB = re.compile(
     r"\b(?:is|are|was|were|am|been|has|have|had|do|does|did|can|cannot|will|would|could"
@@ -450,17 +507,23 @@ _HAS_VERB = re.compile(
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 # Standup style drops the "I": "Waiting on the auth refactor", "Shipped the billing migration!"
 _SUBJECTLESS = re.compile(
-    r"^(?:(?P<ing>waiting|working|leading|seeing|getting|blocked|stuck)"
+    r"^(?:(?P<ing>waiting|working|leading|seeing|getting|blocked|stuck|implementing|improving"
+    r"|building|driving|investigating|looking into|writing|drafting|designing)"
     r"|(?P<past>shipped|finished|completed|released|launched|delivered|merged|joined"
-    r"|took over|picked up))\b",
+    r"|took over|picked up|implemented))\b",
     _I,
 )
 
 _EVENT = re.compile(
     r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
     r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
-    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:{_EVENT_ALT})s?"
-    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?)\b,?",
+    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
+    r"|(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
+    r"(?:latest |new )?(?:version |v)?[\w.-]*\d[\w.-]*(?: [\w.-]*\d[\w.-]*)?"
+    r"|(?:upgrading|updating|upgrade|update) to [A-Z][\w.-]*(?: [\w.-]+)?"
+    r"|(?:version|v)\s?\d+(?:\.\d+)+"
+    r"|zzref\d+zz (?:was |got |has been )?(?:merged|landed|released|deployed))\b,?",
     _I,
 )
 _DATE = re.compile(
@@ -515,19 +578,89 @@ def _words(phrase: str) -> list[str]:
 
 
 def _noun_phrase(raw: str) -> str | None:
-    """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word."""
+    """The phrase if it can name one thing: short, no verbs or pronouns, not a bare vague word,
+    no link, code or quotation in it, and a noun phrase by its words' parts of speech."""
     phrase = _clean(raw)
-    if not phrase or any(mark in phrase for mark in ",:;!?"):
+    if not phrase or _NOT_IN_NAMES.search(phrase):
         return None
+    if "zz" in phrase and PLACEHOLDER.search(phrase):
+        return None  # a reference inside a longer phrase, a link, code or a quotation
     words = _words(phrase)
     lowered = [w.lower() for w in words]
     if len(words) > 7 or lowered[0] in _LEADING_PREPOSITIONS:
         return None
-    if any(w in _NOT_IN_NOUN_PHRASE for w in lowered):
+    if not _NOT_IN_NOUN_PHRASE.isdisjoint(lowered):
         return None
-    if len(words) == 1 and lowered[0] in _VAGUE_NOUNS:
+    if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
+                            in _VAGUE_NOUNS):
+        return None
+    if not _grammatical(tuple(words)):
         return None
     return phrase
+
+
+_NOT_IN_NAMES = re.compile(r"[,:;!?()\[\]{}<>=/\\|*`\"#@$%^~+]")
+# Tags a word of a name never has: pronouns, modals, wh-words, adverbs, finite verbs, "to".
+_VETO_TAGS = frozenset(
+    {"PRP", "MD", "WDT", "WP", "WP$", "WRB", "RB", "RBR", "RBS", "VBZ", "VBD", "TO", "EX", "UH",
+     "PDT", "LS"}
+)
+# Adverbs that are particles of compound names ("Sign Up Flow", "Back Office", "Checkout").
+_PARTICLES = frozenset({"up", "out", "down", "back", "off", "in", "over", "on", "forward",
+                        "early", "ahead", "away", "home", "live", "upstream", "downstream"})
+# Closed-class words allowed inside a name ("Head of Sales", "Search and Indexing Project").
+_INNER_WORDS = frozenset({"of", "and", "for", "on", "in", "to", "with", "&", "at", "by"})
+_HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "CD", "VBG", "VB", "VBP", "FW", "SYM"})
+_QUANTIFIERS = frozenset({"both", "all", "each", "every", "some", "any", "many", "several",
+                          "few", "no", "most", "other", "another", "such", "certain",
+                          "nothing", "none", "nobody", "neither", "everything", "anything"})
+_NOUN_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS"})
+
+
+@lru_cache(maxsize=16384)
+def _grammatical(words: tuple[str, ...]) -> bool:
+    """Whether the words (articles already off) can be a noun phrase: no word is a pronoun,
+    modal, adverb or finite verb by the tagger, and the last word can head a noun phrase (a
+    noun, a number, a gerund, or a verb's base form, which is so often also a noun:
+    "update", "build", "fix")."""
+    if words[0].lower() in _QUANTIFIERS and len(words) > 1:
+        return False  # "both Windows and macOS machines": a quantity of things, not one
+    previous_tag = ""
+    for index, word in enumerate(words):
+        lowered = word.lower()
+        if lowered in _INNER_WORDS and 0 < index < len(words) - 1:
+            previous_tag = ""
+            continue
+        word_tag = _tag_of(word)
+        if word_tag in {"VBD", "VBN"} and len(words) > 1 and (
+                index == 0 or previous_tag in _NOUN_TAGS):
+            return False  # "Fixed bug in …", "mismatch caused failures": a clause
+        previous_tag = word_tag
+        if word_tag in _VETO_TAGS and lowered not in _PARTICLES:
+            return False
+        if word_tag == "PRP$" and index > 0:
+            return False
+        if word_tag in {"IN", "CC", "DT"} and index > 0 and not (
+                word_tag == "DT" and words[index - 1].lower() in _INNER_WORDS):
+            return False  # "the" only after "of"/"on"…: "errors on the checkout page"
+    last = words[-1]
+    last_tag = _tag_of(last)
+    if last_tag in _HEAD_TAGS or last[:1].isupper() or last.lower() in _PARTICLES:
+        return True
+    return last_tag in {"JJ", "JJR", "JJS"} and any(c.isdigit() for c in last)
+
+
+def _tag_of(word: str) -> str:
+    """A word's tag; a hyphenated compound ("sig-scheduling", "log-in") takes its last part's."""
+    if "-" in word.strip("-"):
+        last = word.rstrip("-").rsplit("-", 1)[-1]
+        if last and not last.isdigit():
+            return tag(last)
+    return tag(word)
+
+
+def _singular_word(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _is_org(words: list[str]) -> bool:
@@ -598,7 +731,12 @@ def issue_name(phrase: str) -> str | None:
     if _LATENCY.search(phrase):
         return "Latency"
     words = [w for w in _clean(phrase).split(" ") if w]
-    if not words or words[-1].lower() not in _ISSUE_HEADS:
+    if not words:
+        return None
+    found = find_symptom(" ".join(words))
+    if found is not None and found[2] == len(_symptom_tokens(" ".join(words))):
+        return found[0]  # the phrase is (ends with) a symptom: "sign-in failures", "lag"
+    if words[-1].lower() not in _ISSUE_HEADS:
         return None
     while len(words) > 1 and words[0].lower() in _INTENSITY_WORDS:
         words = words[1:]
@@ -744,21 +882,329 @@ class _Reader:
         self.last_phrase: ExtractedEntity | None = None
         self.sentence = _Sentence()
         self.ordinal = 0
+        self.masked = mask("")
+        self.own: Reference | None = None
+        """The episode's own item, when its first line is a title with a number."""
+        self.title_reported = False
+        """The title already reports the problem: the body's symptoms restate it."""
+        self.context: ExtractedEntity | None = None
+        """The item the passage being read is about when it names none (see _context_of)."""
+        self.context_is_own = False
+        """That item is the episode's own (a thread's), not one an agenda lists above."""
+        self.speakers: set[str] = set()
+        """Names that speak in the document ("Mark: …"): people, whatever else the word means."""
+        self.heading_agent: ExtractedEntity | None = None
+        """A team or person a heading names ("### Lighthouse"): who the first-person and
+        subjectless lines under it speak for."""
+        self.speaker: ExtractedEntity | None = None
+        """Who said the clause being read, when the author reports someone else's words."""
+        self.in_context = False
+        """Reading a list item with its heading's or parent item's words: no ownership implied."""
+        self.resolved_for_author = False
+        """The customer said their problem is gone: an issue "resolved" in their words ends
+        their report, not the issue for everyone."""
+        self.reference_names: set[str] = set()
+        """Names of the tracker items mentioned by reference (their author is not their
+        owner)."""
 
     # ---------------------------------------------------------------------- reading the text
 
-    def read(self, text: str) -> None:
-        for sentence in split_sentences(text):
-            if sentence.rstrip().endswith("?"):
-                continue  # a question asserts nothing
-            self.sentence = _Sentence()
-            previous: _Clause | None = None
-            for part in _split_clauses(_normalize(sentence)):
-                clause = self._prepare(part.text, part.kind, sentence)
-                clause.antecedent_phrase = part.antecedent
-                self._read_clause(clause, previous)
-                previous = clause
-            self._link_events(sentence)
+    def read(self, document: Document) -> None:
+        self.own = title_line(document.first_line)
+        title = document.first_line.lstrip("# ").strip()
+        # "Mark: I think…", "**Danny**: …": the people who speak in minutes are people
+        self.speakers = {m["name"] for p in document.passages
+                         if (m := _SPEAKER_PREFIX.match(p.text)) is not None}
+        first = document.passages[0].text.strip() if document.passages else None
+        if self.own is not None:
+            self._read_title(title)
+        for index, passage in enumerate(document.passages):
+            if index == 0 and self.own is not None and first == title:
+                continue  # a title names its item; it is no sentence about it
+            self.context = self._context_of(passage, title)
+            self.heading_agent = _heading_agent(passage.headings,
+                                                title if self.own is not None else None)
+            if self.context is not None:
+                self.last_thing = self.context  # "it", "this" under an item mean that item
+            for sentence in split_sentences(passage.text):
+                self.read_sentence(sentence, passage)
+
+    def _context_of(self, passage: Passage, title: str) -> ExtractedEntity | None:
+        """The item a passage is about when it names none: the nearest item above it that a
+        reference names (a parent list item, then a heading), else the episode's own item."""
+        self.context_is_own = False
+        for line in (*reversed(passage.parents), *reversed(passage.headings)):
+            if self.own is not None and line.strip().lstrip("# ").strip() == title:
+                continue
+            reference = title_line(line) or next(
+                (r for r in mask(line).references.values() if r.type == "WorkItem"), None)
+            if reference is not None:
+                return ExtractedEntity(reference.name, "WorkItem")
+        if self.own is not None:
+            self.context_is_own = True
+            return ExtractedEntity(self.own.name, "WorkItem")
+        return None
+
+    def _read_title(self, title: str) -> None:
+        """An issue's own title line is its author's report when it says what is wrong ("Docker
+        stuck on Starting after latest update #5859"): the author REPORTED the item (as an
+        issue, named by its title and number), with the product it names and the event it
+        follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
+        own = self.own
+        assert own is not None
+        self.masked = mask(title)
+        self._read_closing_keywords(title)  # "Fix #1178 #1189"
+        words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
+        if not words or self.author is None or not _REPORT_TITLE.search(words):
+            return
+        if _COMMIT_PREFIX.match(words) or _imperative(words):
+            return  # "Fix …", "feat: …", "Rework …": a change, not a report
+        issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
+        self.reference_names.add(issue.name)
+        clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
+        self.fact(self.author, REPORTED, issue, clause)
+        where = _TITLE_WHERE.search(words)
+        if where is not None and where["np"].split(" ")[-1].lower() not in _PLATFORMS and (
+                where["np"].split(" ")[0].lower() not in _PLATFORMS):
+            surface = self.surface(where["np"], clause)
+            if surface is not None and surface.name[:1].isupper():
+                self.fact(issue, AFFECTS, surface, clause)
+        self.title_reported = True
+        event = _EVENT.search(words)
+        if event is not None and (name := _event_name(event["event"])):
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
+
+    def read_sentence(self, sentence: str, passage: Passage) -> None:
+        """One sentence as written (what its facts cite), read with its references masked."""
+        if len(sentence) > MAX_SENTENCE_LENGTH or _is_question(sentence):
+            return  # a question asserts nothing; a "sentence" that long is no status line
+        self.masked = mask(sentence)
+        self.resolved_for_author = False
+        if self.author is not None and self.author.type == "Customer":
+            self._customer_better(self.masked.text, sentence)
+        text = _normalize(self.masked.text)
+        text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
+        if self.own is not None:
+            self._read_closing_keywords(sentence)
+        if self._read_tracker_lines(text, sentence):
+            return
+        self._read_affiliations(text, sentence)
+        if self.context is not None and self._read_about_context(text, sentence):
+            return
+        speech = _SPEECH.match(text)
+        if speech is not None and _has_verb(speech["rest"]):
+            # "Farah says (that) the migration slipped": Farah said it; the clause is read.
+            speaker = self.agent(speech["speaker"], self._bare_clause(sentence), mention=False)
+            if speaker is None:
+                return
+            text = speech["rest"]
+            self.speaker = speaker
+            if self.heading_agent is not None and speaker.type == "Person" and (
+                    _SPEAKS_FOR.search(text)):
+                # "## Artemis" / "Shahan advised that they…": Shahan speaks for Artemis
+                self.fact(speaker, MEMBER_OF, ExtractedEntity(self.heading_agent.name, "Team"),
+                          self._bare_clause(sentence))
+                self.speaker = self.heading_agent
+        elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
+            return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
+        elif self.heading_agent is not None and (
+                _SUBJECTLESS.match(text) or _FIRST_PERSON_START.match(text)):
+            self.speaker = self.heading_agent  # "### Lighthouse" / "- Working on discv5"
+        try:
+            before = len(self.records)
+            self._read_text(text, sentence)
+            if len(self.records) == before and passage.item and passage.headings:
+                self._read_in_context(text, sentence, passage)
+        finally:
+            self.speaker = None
+            self.in_context = False
+
+    def _customer_better(self, text: str, sentence: str) -> None:
+        """ "It's working again", "the timeouts are resolved for us": the customer's own report
+        ends (a closure of *their* REPORTED fact: the issue itself may go on for others)."""
+        better = _BETTER_AGAIN.search(text)
+        if better is None or _NEGATED_BEFORE.search(text[: better.start()]):
+            return
+        assert self.author is not None
+        found = find_symptom(_normalize(text))
+        named = None
+        if found is not None:
+            named = ExtractedEntity(found[0], self._known_type(found[0]) or "Issue")
+        else:
+            issue = _ISSUE_IN.search(_normalize(text))
+            named = self.issue(issue["i"]) if issue else None
+        self.records.append(_Record("closure", self.author, REPORTED, named, sentence,
+                                    self.ordinal))
+        self.resolved_for_author = True
+
+    def _read_closing_keywords(self, sentence: str) -> None:
+        """ "Fixes #123", "Closes org/repo#45, #46" in a pull request: each item waits on the
+        pull request that resolves it (``#123 DEPENDS_ON`` the episode's own item)."""
+        assert self.own is not None
+        own = ExtractedEntity(self.own.name, "WorkItem")
+        for keyword in _CLOSING_KEYWORD.finditer(self.masked.text):
+            for word in PLACEHOLDER_REF.findall(keyword["refs"]):
+                reference = self.masked.references.get(word)
+                if reference is None or reference.type != "WorkItem" or (
+                        reference.key == self.own.key) or reference.comment:
+                    continue  # "Fixes <a link to a comment>": not the item itself
+                clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
+                self.reference_names.add(reference.name)
+                self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
+
+    def _read_tracker_lines(self, text: str, sentence: str) -> bool:
+        """A tracker's own ways of saying things: slash commands ("/assign @a @b", "/sig node",
+        "/close", "/lgtm"), "I filed #12", "while investigating #12", "this is prep for #12",
+        "I'll take a look", "worked on this with @bob"."""
+        clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
+        before = len(self.records)
+        context = self.context
+        command = _SLASH_COMMAND.match(text)
+        if command is not None:
+            if context is None:
+                return True  # a command for a thread we cannot see
+            verb, rest = command["verb"].lower(), command["rest"] or ""
+            if verb == "assign":
+                for word in PLACEHOLDER_REF.findall(rest):
+                    reference = self.masked.references.get(word)
+                    if reference is not None and reference.type in {"Person", "Team"}:
+                        self.fact(ExtractedEntity(reference.name, reference.type),
+                                  RESPONSIBLE_FOR, context, clause)
+                if not rest.strip() and self.author is not None:
+                    self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+            elif verb == "sig" and rest.strip():
+                team = ExtractedEntity(f"sig {rest.split()[0]}", "Team")
+                self.fact(team, RESPONSIBLE_FOR, context, clause)
+            elif verb in _COMMAND_STATUSES:
+                self.status(context, _COMMAND_STATUSES[verb], clause, reported=False)
+            return True
+        filed = _FILED.match(text)
+        if filed is not None and self.author is not None:
+            reference = self.masked.references.get(filed["ref"])
+            if reference is not None and reference.type == "WorkItem":
+                issue = ExtractedEntity(reference.name, "Issue")
+                self.reference_names.add(issue.name)
+                self.fact(self.author, REPORTED, issue, clause)
+                return True
+        working = _WORKING_ON_REF.match(text)
+        if working is not None and self.author is not None:
+            reference = self.masked.references.get(working["ref"])
+            if reference is not None and reference.type == "WorkItem":
+                item = ExtractedEntity(reference.name, "WorkItem")
+                self.reference_names.add(item.name)
+                self.fact(self.author, RESPONSIBLE_FOR, item, clause)
+        prep = _PREP_FOR.search(text)
+        if prep is not None and self.own is not None:
+            reference = self.masked.references.get(prep["ref"])
+            if reference is not None and reference.type == "WorkItem" and (
+                    reference.key != self.own.key):
+                self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
+                          ExtractedEntity(self.own.name, "WorkItem"), clause)
+        if context is not None and self.author is not None and _TAKING_IT.match(text):
+            self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+        if context is not None:
+            for word in _WORKED_WITH.findall(text):
+                reference = self.masked.references.get(word)
+                if reference is not None and reference.type == "Person":
+                    self.fact(ExtractedEntity(reference.name, "Person"), RESPONSIBLE_FOR,
+                              context, clause)
+        return len(self.records) > before
+
+    def _read_affiliations(self, text: str, sentence: str) -> None:
+        """ "an update from Raúl of Protocol Labs", "Potuz from Prysm": a person named with the
+        organisation they come from is its member (both written as names, the person's no
+        common word)."""
+        for match in _AFFILIATION.finditer(text):
+            person, team = match["person"], match["team"]
+            if not all(_names_a_person(w, bare=True) for w in person.split(" ")):
+                continue
+            clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
+            self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
+                      ExtractedEntity(team, "Team"), clause)
+
+    def _read_about_context(self, text: str, sentence: str) -> bool:
+        """Lines about the item above them, which they do not name: action items ("ACTION:
+        Michael to comment and then close", "Brian will start the application") make their
+        people responsible for it; a status said alone ("Needs more reviews", "can land",
+        "Joe landed", "This can be closed") is its status; a subjectless dependency ("Blocked
+        on #432") is its dependency."""
+        assert self.context is not None
+        words = _ACTION_PREFIX.sub("", _clean(text))
+        if not words:
+            return False
+        clause = _Clause(text=words, kind="main", sentence=sentence, ordinal=self.ordinal)
+        before = len(self.records)
+        self.in_context = True
+        try:
+            action = _ACTION_ITEM.match(words)
+            if action is not None and action["verb"] == "to" and self.context_is_own:
+                action = None  # "Docker to start": an agenda's action item needs an agenda
+            who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
+            if action is None and (done_by := _DONE_BY.match(words)) is not None:
+                who, verb = done_by["who"] or done_by["by"], "by"
+            names = [n for n in _NAMES_SPLIT.split(who) if n]
+            if names and not _NOT_AGENTS.match(who) and all(
+                    name in self.speakers or _names_a_person(name, bare=verb == "to")
+                    for name in names):
+                for name in names:
+                    person = self.agent(name, clause) or ExtractedEntity(name, "Person")
+                    self.fact(person, RESPONSIBLE_FOR, self.context, clause)
+                return len(self.records) > before
+            for pattern, word in _CONTEXT_STATUSES:
+                if pattern.match(words):
+                    self.status(self.context, word, clause, reported=False)
+                    return True
+            if _SUBJECTLESS_STATUS.match(words):
+                self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
+                self._read_text(f"{_CONTEXT_WORD} {_with_verb(words)}", sentence)
+                return len(self.records) > before
+        finally:
+            self.in_context = False
+        return False
+
+    def _read_text(self, text: str, sentence: str) -> None:
+        self.sentence = _Sentence()
+        previous: _Clause | None = None
+        for part in _split_clauses(text):
+            clause = self._prepare(part.text, part.kind, sentence)
+            clause.antecedent_phrase = part.antecedent
+            self._read_clause(clause, previous)
+            previous = clause
+        self._link_events(sentence)
+
+    def _read_in_context(self, text: str, sentence: str, passage: Passage) -> bool:
+        """A list item read with what is above it: an item that only names something takes the
+        status its heading gives ("## Blocked" / "PRs waiting on review" → "- #123 Title"); an
+        item that only says a status ("- waiting on @bob") is about the item it is nested
+        under."""
+        words = _clean(text)
+        if not words:
+            return False
+        before = len(self.records)
+        self.in_context = True
+        subject = self._context_subject(words)
+        if subject is None:
+            return False
+        for heading in reversed(passage.headings):
+            predicate = _heading_predicate(mask(heading).text)
+            if predicate is None:
+                continue
+            self._read_text(f"{subject} {predicate}", sentence)
+            if len(self.records) > before:
+                return True
+        return False
+
+    def _context_subject(self, text: str) -> str | None:
+        """The words of an item that is nothing but a tracker reference (and its title): a
+        heading's status is about such items, not about every short line under it."""
+        text = _clean(text)
+        if self.masked.reference(text) is not None:
+            return text
+        return None
+
+    def _bare_clause(self, sentence: str) -> _Clause:
+        return _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
 
     def _prepare(self, raw: str, kind: str, sentence: str) -> _Clause:
         """The clause without its event phrase, date and time adverbs (each only looked for
@@ -808,6 +1254,9 @@ class _Reader:
         # Not understood whole: maybe two clauses joined by a plain "and" ("The release went live
         # and customers are happy"). Reading the whole first keeps "search and indexing project".
         parts = _AND.split(clause.text)
+        if len(parts) == 1 and ", " in clause.text:
+            # "Gossip sub 1.1 is done, fork choice … and validator changes are done"
+            parts = _COMMA_OR_AND.split(clause.text)
         if len(parts) > 1:
             for part in parts:
                 self._match(_PATTERNS, replace(clause, text=part))
@@ -884,6 +1333,12 @@ class _Reader:
                 self.dropped.append(f"nothing for {_clean(raw)!r} to refer to: {clause.sentence}")
                 return None
             return self._mention(referent)
+        reference = self.masked.reference(raw)
+        if reference is not None:
+            if reference.type != "WorkItem":
+                return None
+            self.reference_names.add(reference.name)
+            return self._mention(ExtractedEntity(reference.name, "WorkItem"))
         # "the auth refactor from the backend team": the team owns it. A "from" that names no
         # owner ("data from the warehouse") stays part of the name.
         owned = _FROM_OWNER.match(_clean(raw))
@@ -912,7 +1367,16 @@ class _Reader:
     ) -> ExtractedEntity | None:
         """A person, team or customer named by a noun phrase (the doer of something)."""
         if self.is_first_person(raw):
-            return self.author
+            return self.speaker or self.author
+        if self.speaker is not None and self.speaker.type == "Team" and _clean(raw).lower() in {
+                "they", "them", "the team"}:
+            return self.speaker  # "Shahan advised that they…" under "## Artemis"
+        reference = self.masked.reference(raw)
+        if reference is not None:
+            if reference.type not in {"Person", "Team"}:
+                return None
+            entity = ExtractedEntity(reference.name, reference.type)
+            return self._mention(entity) if mention else entity
         prefixed = _CUSTOMER_PREFIX.match(_clean(raw))
         if prefixed is not None:
             phrase = _noun_phrase(prefixed.group("name"))
@@ -924,7 +1388,10 @@ class _Reader:
         if self.author is not None and _key(name) in self.author_keys:
             return self.author
         words = _words(phrase)
-        type_ = self._known_type(name) or _head_type(words)
+        if _TEAM_SLUG.match(phrase):
+            name = phrase  # "sig-scheduling", "wg-batch", "t-compiler": kept as written
+        type_ = self._known_type(name) or _head_type(words) or (
+            "Team" if _TEAM_SLUG.match(phrase) else None)
         if type_ is None and _is_name(words):
             # Support context: a third party who reports an issue is a customer.
             type_ = "Customer" if reporter else "Person"
@@ -936,6 +1403,8 @@ class _Reader:
     def surface(self, raw: str, clause: _Clause) -> ExtractedEntity | None:
         """Where an issue shows up: a product ("the checkout page") or a service."""
         if " ".join(_words(_clean(raw))).lower() in _GENERIC_SUBJECTS:
+            return None
+        if self.masked.reference(raw) is not None:
             return None
         referent = self._pronoun(raw, clause)
         if referent is not False:
@@ -970,9 +1439,10 @@ class _Reader:
         return self._mention(ExtractedEntity(name, "Team")) if type_ == "Team" else None
 
     def subjects(self, raw: str, clause: _Clause) -> list[_Subject]:
-        """The items a status or dependency is about; first person means the author's item."""
+        """The items a status or dependency is about; first person means the author's item
+        (in someone else's reported words, it names no item we know)."""
         if self.is_first_person(raw):
-            return [_AUTHORS_WORK_ITEM]
+            return [] if self.speaker is not None else [_AUTHORS_WORK_ITEM]
         return list(self.things(raw, clause))
 
     def things(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
@@ -980,6 +1450,46 @@ class _Reader:
         any of them names no thing."""
         found = [self.thing(part, clause) for part in _list_parts(raw)]
         return [t for t in found if t is not None] if all(found) else []
+
+    def blockers(self, raw: str, clause: _Clause) -> list[ExtractedEntity]:
+        """What something waits on: things that can be waited on — a tracker item, a known
+        entity, work or a service by its last word, a version, a name of several words — never
+        an abstraction ("unresolved concerns", "feedback") or a bare common noun ("reviewer")."""
+        quoted = _clean(raw).removeprefix("the ")
+        if PLACEHOLDER.fullmatch(quoted) and quoted.startswith("zzquote"):
+            # waiting on "confirm no other regressions": a named concern, as quoted
+            words = self.masked.spans.get(quoted, "").strip("\"'“”‘’ ")
+            if 1 < len(words.split()) <= 8:
+                return [ExtractedEntity(words, "WorkItem")]
+        parts = _list_parts(raw)
+        found = []
+        for part in parts:
+            entity = self.thing(part, clause)
+            if entity is None or not self._concrete(part, entity):
+                return []
+            found.append(entity)
+        return found
+
+    def _concrete(self, raw: str, entity: ExtractedEntity) -> bool:
+        if entity.name in self.reference_names or self._known_type(entity.name):
+            return True
+        if self._pronoun(raw, _Clause("", "main", "", 0)) is not False:
+            return True  # "it": something named before
+        words = entity.name.split(" ")
+        last = words[-1].lower()
+        if last in _WORK_HEADS or last in _SERVICE_HEADS:
+            return True
+        if last in _VAGUE_NOUNS or (_singular_word(last) in _ABSTRACT_HEADS and not any(
+                tag(w) in _NOUN_TAGS for w in words[:-1])):
+            # "unresolved concerns", "more reviews": nothing to wait on; "the security review",
+            # "attorney reviews" name a piece of work
+            return False
+        if any(c.isdigit() for c in entity.name):
+            return True  # a version or a numbered thing ("11.0.1", "LLVM 17")
+        if len(words) == 1:
+            written = _words(_clean(raw))
+            return len(written) == 1 and tag(written[0]) in {"NNP", "NNPS"}
+        return True
 
     def agents(self, raw: str, clause: _Clause, *, reporter: bool = False
                ) -> list[ExtractedEntity]:
@@ -1024,11 +1534,17 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
-        if subject.type == "Issue" and canonical == _DONE:
+        if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
+            return  # "Docker Desktop is stuck": a symptom of a product, not a work status
+        if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
             canonical = _RESOLVED
+            if self.resolved_for_author:
+                return  # "resolved for us": the customer's report closes, not the issue
         # A status said in passing about something else ("…because Y is late", "…Y, which is
         # late") is no report on the author's own work.
-        reported = reported and clause.kind not in {"reason", "relative"}
+        reported = (reported and clause.kind not in {"reason", "relative"}
+                    and self.speaker is None and not self.in_context
+                    and subject.name not in self.reference_names)
         if reported and self.author is not None:
             self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
                                         clause.sentence, clause.ordinal))
@@ -1048,9 +1564,14 @@ class _Reader:
     def reports(self, reporter: ExtractedEntity | None, issue: ExtractedEntity,
                 surface: ExtractedEntity | None, clause: _Clause) -> bool:
         """``reporter REPORTED issue`` and ``issue AFFECTS surface``. Without a named reporter, an
-        issue in a customer's own episode is theirs."""
+        issue in a customer's own episode is theirs. Once the episode's title reported the
+        problem, its author's sentences describe that report: no second one."""
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
+        if self.title_reported and (reporter is None or reporter == self.author):
+            if issue in self.sentence.issues:
+                self.sentence.issues.remove(issue)  # nor does it follow an event a second time
+            return True
         if reporter is not None:
             self.fact(reporter, REPORTED, issue, clause)
         if surface is not None:
@@ -1194,6 +1715,8 @@ def _surface_has(r: _Reader, subject: str, issue_raw: str, c: _Clause,
                  where: str | None = None) -> bool:
     """An issue shows on the subject (or on ``where``); "we"/"our …" make it the author's
     report."""
+    if _imperative(_clean(subject)):
+        return False  # "Add more information on parse_macro fail": a change, not a report
     first_person = r.is_first_person(subject)
     reporter = r.author if first_person or subject.lower().startswith(
         _POSSESSIVE_FIRST_PERSON) else None
@@ -1257,10 +1780,79 @@ def _on_down(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _surface_has(r, m["s"], kind, c)
 
 
+_PROBLEM_PATTERN = (
+    r"^(?P<s>(?:(?:my|our|the|this|your) )?[\w.+-]+(?: [\w.+-]+){0,4}?)"
+    r" (?:(?:is|are|was|were|has been|have been|seems|seem|keeps|keep|got|gets|is still"
+    r"|was still) )?(?P<p>stuck (?:in|on|at) [^,;]{2,40}"
+    r"|not (?:working|starting|loading|running|opening|responding|resolving|connecting)"
+    r"|(?:stopped|stops) (?:working|responding|resolving|loading)"
+    r"|(?:does|do|did) not (?:work|start|load|open|run|resolve|connect)"
+    r"|no longer (?:works?|starts?|loads?|resolves?)"
+    r"|(?:will not|cannot|can not|could not|fails to|failed to|unable to|never) (?:start|open"
+    r"|load|run|launch|connect|resolve|sync|work|boot|come up)s?"
+    r"|loads? forever|(?:very |really |extremely |so )?(?:unusable|unresponsive))"
+    r"(?P<rest>[ ,.].*)?$"
+)
+
+
+# What "does not work" without being a product: a remedy, a step, a piece of text.
+_NOT_PRODUCTS = frozenset(
+    {"workaround", "solution", "fix", "reset", "restart", "reinstall", "update", "upgrade",
+     "suggestion", "trick", "command", "step", "steps", "method", "approach", "link", "it",
+     "this", "that", "anything", "nothing", "everything", "thing", "one", "above", "same",
+     "button", "option", "setting", "issue", "problem", "error", "bug"}
+)
+
+
+def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I am no longer able to auto fill on a website": the author's problem, in their words
+    (the symptoms of the synonym table are read before, under their canonical names)."""
+    if r.author is None or r.speaker is not None or r.in_context:
+        return False
+    predicate = _OBJECT_END.split(_clean(m["p"]), maxsplit=1)[0]
+    predicate = re.split(r"\s+(?:on|in|with|for|from|at)\s+", predicate, maxsplit=1)[0]
+    if len(predicate.split(" ")) < 3:
+        return False
+    issue = ExtractedEntity(_display(predicate), "Issue")
+    r.sentence.issues.append(issue)
+    return r.reports(r.author, issue, None, c)
+
+
+def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Docker Desktop fails to start", "MagicDNS stops working", "Docker is stuck in starting
+    mode": a problem named by the customer's own words (subject and predicate), reported by the
+    author, affecting the product it is about."""
+    if r.speaker is not None or r.in_context:
+        return False
+    subject = _clean(m["s"])
+    if subject.split(" ")[-1].lower() in _NOT_PRODUCTS:
+        return False  # "the workaround does not work": no product of theirs
+    surface = r.surface(subject, c)
+    if surface is None or surface.type not in {"Product", "Service"}:
+        return False
+    predicate = r.masked.unmask(_clean(m["p"])).replace("will not", "won't").replace(
+        "does not", "doesn't")
+    words = " ".join(_words(subject))
+    name = _display(f"{words} {predicate}") if not words.lower().startswith(
+        ("it ", "this ")) else _display(predicate)
+    if " same " in f" {predicate.lower()} ":
+        return False  # "still stuck in the same stage": the thread's problem, said again
+    issue = ExtractedEntity(name, r._known_type(name) or "Issue")
+    r.sentence.issues.append(issue)
+    reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
+        None)
+    # The product is already in the issue's words; it affects another only when named after.
+    where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
+    elsewhere = r.surface(where["np"], c) if where is not None else None
+    return r.reports(reporter, issue, elsewhere, c)
+
+
 def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "The timeouts (on the export) started (after the nightly backfill)", or a ticket title
     that is only an issue: "502 errors on the checkout page"."""
     issue_raw, where = m["i"], m["p"]
+    if _imperative(_clean(issue_raw)):
+        return False  # "Fix test failure in …", "Add more information on … failures"
     inner = _ISSUE_WHERE.match(_clean(issue_raw))
     if inner is not None and where is None:
         issue_raw, where = inner["issue"], inner["where"]
@@ -1271,6 +1863,55 @@ def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if where and surface is None:
         return False  # "… on <something that is no place>": the clause says more than this
     return r.reports(None, issue, surface, c)
+
+
+def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "Unable to log in", "I'm locked out of my account", "the app takes forever to load":
+    a symptom of the synonym table, reported by the customer whose episode it is (or by whoever
+    says it in the first person), affecting the product named before or after it."""
+    text = m["all"]
+    found = find_symptom(text)
+    if found is None:
+        return False
+    name, start, end = found
+    before = _symptom_tokens(text)[:start]
+    # "I can't log in" is a report; "we crash when…" is a team describing its own code.
+    first_person = any(w in _FIRST_PERSON_SINGULAR for w in before)
+    customer = r.author is not None and r.author.type == "Customer"
+    if not (customer or first_person) or r.speaker is not None:
+        return False
+    reporter = r.author
+    surface = None
+    subject = _SUBJECT_BEFORE_VERB.match(" ".join(before))
+    if subject is not None and not first_person:
+        surface = r.surface(subject["np"], c)
+        if surface is None:
+            return False  # "the rollout is slow": said of something no product is
+    where = _WHERE.match(tokens_after(text, end))
+    if where is not None and where["np"].split(" ")[-1] in {"log", "logs", "diagnostics"}:
+        return False  # "I see errors in the logs": read off someone's logs, not a report
+    if where is not None and where["np"].split(" ")[-1] not in _NOT_SURFACES:
+        surface = r.surface(where["np"], c) or surface
+    issue = r.issue(name)
+    if issue is None:
+        return False
+    return r.reports(reporter, issue, surface, c)
+
+
+_FIRST_PERSON_WORDS = frozenset({"i", "we", "me", "us", "my", "our"})
+_FIRST_PERSON_SINGULAR = frozenset({"i", "me", "my"})
+_SUBJECT_BEFORE_VERB = re.compile(
+    r"^(?P<np>(?:the |this |that |your )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3}?)"
+    r"(?: (?:is|are|was|were|has been|have been|keeps|keep|kept|seems|seem|gets|get|got"
+    r"|started|starts|has|have|will|would|does|do|did|cannot))*$"
+)
+_WHERE = re.compile(
+    r"^(?:to|into|on|in|with|from|when using|when opening|while using|for|of) "
+    r"(?P<np>(?:the |your |our |my )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3})$"
+)
+_NOT_SURFACES = frozenset({"account", "accounts", "it", "this", "that", "us", "me", "them",
+                           "everything", "anything", "time", "times", "while", "minute",
+                           "minutes", "hour", "hours", "second", "seconds", "day", "days"})
 
 
 # Statuses and completion.
@@ -1293,14 +1934,26 @@ def _on_custom_completion(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _on_completed_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "The auth refactor was shipped by the backend team"."""
+    """ "The auth refactor was shipped by the backend team"; "#12 is fixed by #34": a change
+    fixes the item, which waited on it (as "Fixes #12" in #34 says) and now has its status."""
     items = r.things(m["o"], c)
+    reference = r.masked.reference(m["d"])
+    if reference is not None and reference.type == "WorkItem" and items:
+        change = ExtractedEntity(reference.name, "WorkItem")
+        r.reference_names.add(change.name)
+        if not _dependency(r, list(items), [change], c):
+            return False
+        return _statuses(r, list(items), m["st"], c, reported=False)
     return _completed(r, r.agents(m["d"], c), items, m["st"], c)
 
 
 def _on_completed(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "The backend team shipped the auth refactor", "We finished the pipeline rewrite"."""
+    """ "The backend team shipped the auth refactor", "We finished the pipeline rewrite"; in
+    notes with no author, "Released Client benchmark" says only that the thing is released."""
     doers = r.agents(m["d"], c)
+    if not doers and r.is_first_person(m["d"]) and r.author is None and r.speaker is None:
+        items = r.things(_OBJECT_END.split(_clean(m["o"]), maxsplit=1)[0], c)
+        return _statuses(r, list(items), m["st"], c, reported=False)
     return _completed(r, doers, r.things(m["o"], c) if doers else [], m["st"], c)
 
 
@@ -1319,15 +1972,31 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
 
 
 def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "I'm waiting on X", "X depends on Y", "X is waiting for Y"."""
-    return _dependency(r, r.subjects(m["s"], c), r.things(m["o"], c), c)
+    """ "I'm waiting on X", "X depends on Y", "X is waiting for Y". Waiting on someone or on
+    something no work item is ("#123 is waiting on review / on the team") is a status."""
+    waiting = r.subjects(m["s"], c)
+    if _dependency(r, waiting, r.blockers(m["o"], c), c):
+        return True
+    if not waiting or any(not isinstance(w, ExtractedEntity) for w in waiting):
+        return False
+    if " waiting " not in f" {c.text.lower()} ":
+        return False  # "depends on the security team": no status is said
+    if _REVIEW.match(_clean(m["o"])):
+        return _statuses(r, waiting, "in review", c)
+    return _statuses(r, waiting, "waiting", c)
+
+
+_REVIEW = re.compile(r"^(?:a |the |code |final |their |your |another )*reviews?\b", _I)
 
 
 def _on_blocked_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "X is blocked by/on Y", "X can't move forward without Y": X depends on Y and X's status
-    is Blocked."""
+    is Blocked. Blocked on what no work item is ("unresolved concerns") is still Blocked."""
     waiting = r.subjects(m["s"], c)
-    if not _dependency(r, waiting, r.things(m["o"], c), c):
+    blockers = r.blockers(m["o"], c)
+    if blockers and not _dependency(r, waiting, blockers, c):
+        return False
+    if not blockers and any(not isinstance(w, ExtractedEntity) for w in waiting):
         return False
     return _statuses(r, waiting, _BLOCKED, c)
 
@@ -1335,12 +2004,15 @@ def _on_blocked_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 def _on_needs(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if r.is_first_person(m["s"]):
         return False  # "we need more time" names no work item
-    return _dependency(r, r.things(m["s"], c), r.things(m["o"], c), c)
+    items = r.things(m["s"], c)
+    if items and _REVIEW.match(_clean(m["o"])):
+        return _statuses(r, list(items), "in review", c)
+    return _dependency(r, items, r.blockers(m["o"], c), c)
 
 
 def _on_blocking(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "Y is blocking X" / "Y blocks X" → X DEPENDS_ON Y (stored with the waiting item first)."""
-    blockers = r.things(m["o"], c)
+    blockers = r.blockers(m["o"], c)
     return _dependency(r, r.subjects(m["s"], c), blockers, c)
 
 
@@ -1354,7 +2026,19 @@ def _on_owned_by(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 def _on_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     owners = r.agents(m["s"], c)
-    return _owned(r, owners, r.things(m["o"], c) if owners else [], c)
+    if not owners:
+        return False
+    items = r.things(m["o"], c)
+    if not items:
+        # "working on X to make Y", "improving X, and Z": the work is the noun phrase before
+        # the purpose or the next clause
+        head = _OBJECT_END.split(_clean(m["o"]), maxsplit=1)[0]
+        if head != _clean(m["o"]):
+            items = r.things(head, c)
+    return _owned(r, owners, items, c)
+
+
+_OBJECT_END = re.compile(r"\s+(?:to|so|so that|in order to|because|which|that|as)\s+|\s*[,;(]\s*")
 
 
 def _on_works_with(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -1454,7 +2138,7 @@ _BE_GATE = "is are am was were been remains remain seems seem looks look got get
 _OWN_VERBS = (r"owns|own|owned|leads|lead|drives|drive|runs|run|manages|manage|maintains|maintain"
               r"|handles|handle")
 _COMPLETION_VERBS = (r"shipped|finished|completed|released|launched|delivered|merged|closed"
-                     r"|resolved|fixed|wrapped up|landed")
+                     r"|resolved|fixed|wrapped up|landed|implemented")
 _REPORT_VERBS = (r"seeing|getting|hitting|experiencing|encountering|noticing|running into"
                  r"|reporting|ran into|hit|got|saw|see|get|have|has|had|reported|report|reports"
                  r"|noticed|notice|complained about|complain about|complains about")
@@ -1498,6 +2182,13 @@ _PATTERNS: _Patterns = (
           "time times timed timing"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
           _on_cannot_log_in, "log login sign"),
+    # "I am no longer able to auto fill": the customer's own words
+    _rule(r"^I (?:am|was) (?P<p>(?:no longer|not|now not) able to [a-z].{2,40}|unable to [a-z]"
+          r".{2,40})$", _on_first_person_problem, "able unable"),
+    # a product that will not start, is stuck, stopped working: the customer's own words
+    _rule(_PROBLEM_PATTERN, _on_problem,
+          "stuck not stopped stops does do did longer will cannot can could fails failed unable"
+          " never forever unusable unresponsive"),
     _rule(rf"^(?P<s>.+?) (?:fail|fails|failed|{_BE} failing|keep failing|keeps failing) to"
           r" (?P<v>log in|sign in|[a-z]+)(?: .*)?$", _on_fails_to, "fail fails failed failing"),
     _rule(rf"^(?P<s>.+?) (?:{_BE} |keep |keeps |kept |started |start |have started )?"
@@ -1525,14 +2216,16 @@ _PATTERNS: _Patterns = (
     # completion with its doer, statuses, completion without a doer
     _rule(rf"^(?P<o>.+?) {_BE} (?P<st>{_COMPLETION_VERBS}) by (?P<d>.+)$", _on_completed_by, "by"),
     _rule(rf"^(?P<s>.+?) {_BE} (?:back )?(?P<st>{_STATUS_ALT})$", _on_status, _STATUS_GATE),
-    _rule(r"^(?P<s>.+?) (?:has |have )?(?P<st>shipped|launched|landed|stalled|slipped|went live"
-          r"|released)$", _on_status, "shipped launched landed stalled slipped live released"),
+    _rule(r"^(?P<s>.+?) (?:has |have )?(?:been )?(?P<st>shipped|launched|landed|stalled|slipped"
+          r"|went live|released|merged|reverted)(?: (?:into|in|to|on) (?:the |our |own )?"
+          r"[\w.-]+(?: [\w.-]+)?)?$", _on_status,
+          "shipped launched landed stalled slipped live released merged reverted"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:{_MOVE_ON})$", _on_cannot_move, "cannot not unable"),
     _rule(rf"^(?P<s>.+?) {_BE} (?P<w>[a-z]+)$", _on_custom_completion, _BE_GATE),
     _rule(rf"^(?P<d>.+?) (?:has |have |had )?(?P<st>{_COMPLETION_VERBS}) (?P<o>.+)$",
           _on_completed,
           "shipped finished completed released launched delivered merged closed resolved"
-          " fixed wrapped landed"),
+          " fixed wrapped landed implemented"),
     # dependencies
     _rule(rf"^(?P<s>.+?) (?:{_BE} )?waiting (?:on|for) (?P<o>.+)$", _on_waiting, "waiting"),
     _rule(rf"^(?P<s>.+?) (?:{_BE} )?(?:blocked|stuck|held up|gated) (?:on|by|behind) (?P<o>.+)$",
@@ -1557,9 +2250,11 @@ _PATTERNS: _Patterns = (
           _on_works_with, "working"),
     _rule(rf"^(?P<s>.+?) {_BE} (?:working on|leading|driving|handling|running|building"
           r"|implementing|owning|tackling|in charge of|responsible for|on point for"
-          r"|the owner of|owner of|the lead on|accountable for) (?P<o>.+)$", _on_owns,
+          r"|the owner of|owner of|the lead on|accountable for|improving|investigating"
+          r"|looking into|writing|drafting|designing) (?P<o>.+)$", _on_owns,
           "working leading driving handling running building implementing owning tackling"
-          " charge responsible point owner lead accountable"),
+          " charge responsible point owner lead accountable improving investigating looking"
+          " writing drafting designing"),
     _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}) (?P<o>.+)$", _on_owns,
           "owns own owned leads lead drives drive runs run manages manage maintains"
           " maintain handles handle"),
@@ -1573,6 +2268,8 @@ _PATTERNS: _Patterns = (
           r"|relies on) (?P<o>.+)$", _on_uses, "use uses used using run runs running rely relies"),
     # a ticket title that is only an issue
     _rule(rf"^(?P<i>.+?)(?: (?:{_SURFACE_PREP}) (?P<p>.+))?$", _on_issue_said),
+    # any symptom of the synonym table, said by a customer or in the first person
+    _rule(r"^(?P<all>.+)$", _on_symptom),
 )
 
 _RELATIVE_PATTERNS: _Patterns = (
@@ -1595,6 +2292,291 @@ _REASON_PATTERNS: _Patterns = (
 )
 
 # ---------------------------------------------------------------------------- text → clauses
+
+
+# "It's working again", "fixed for us", "that fixed it", "back to normal": a customer's problem
+# is gone (read before fillers like "again" and "for us" are taken out).
+_BETTER_AGAIN = re.compile(
+    r"\b(?:working|works|work|running|loading|loads|up|online|fine|ok|okay|good)"
+    r" (?:again|now|fine|normally|properly|as expected)\b"
+    r"|\b(?:resolved|fixed|solved|sorted|sorted out|gone)"
+    r" (?:for us|for me|on our end|on our side)\b"
+    r"|\b(?:that|this|the (?:fix|patch|update|workaround|hotfix)) (?:fixed|solved|resolved"
+    r"|sorted) (?:it|the (?:issue|problem))\b|\bback to normal\b|\ball good now\b"
+    r"|\bno longer (?:an issue|a problem|happening)\b",
+    _I,
+)
+_NEGATED_BEFORE = re.compile(r"\b(?:not|n't|no|never|still|isn't|aren't)\s+(?:\w+\s+)?$", _I)
+_ISSUE_IN = re.compile(rf"^(?:the |our |these |those )?(?P<i>.+?) (?:{_BE}|have|has) ", _I)
+
+_CONTEXT_WORD = "zzref9999zz"
+"""The placeholder that stands for the context item in a sentence read about it."""
+PLACEHOLDER_REF = re.compile(r"zzref\d+zz")
+# "Fixes #1", "closes: org/repo#2, #3", "Resolves https://…/issues/4" (GitHub's keywords).
+_CLOSING_KEYWORD = re.compile(
+    r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|this (?:pr |change )?(?:fixes|closes|resolves))"
+    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&)?\s*(?:(?:fix(?:es)?"
+    r"|close[sd]?|resolve[sd]?)\s+)?zzref\d+zz)*)",
+    _I,
+)
+_ACTION_PREFIX = re.compile(
+    r"^(?:(?:action items?|actions?|ai|todo|to do|next steps?|owner)\s*[:\-–]\s*)+", _I)
+_NAME = r"(?:zzref\d+zz|[A-Z][\w'.-]*)"
+_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+(?P<verb>to|will|is going to"
+    r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
+    r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
+    r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
+    r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
+)
+
+
+def _names_a_person(word: str, *, bare: bool) -> bool:
+    """Whether a word of an action item is someone's name: a handle, a capitalised proper noun
+    that is no common English word, or (not before a bare "to", where "Hope to …" and "Move
+    to …" are sentences) a proper noun the lexicon also knows as a word ("Robin will …")."""
+    if PLACEHOLDER_REF.fullmatch(word):
+        return True
+    if word[:1].islower():
+        return not is_common_word(word) and word.isascii() and len(word) > 2
+    if bare:
+        return not is_common_word(word)
+    return tag(word) in {"NNP", "NNPS"}
+_SPEAKS_FOR = re.compile(r"\b(?:they|their|we|our)\b", _I)
+_CAPITALISED = r"[A-Z][\w'-]+"
+_AFFILIATION = re.compile(
+    rf"\b(?P<person>{_CAPITALISED}(?: {_CAPITALISED})?) (?:of|from) (?P<team>{_CAPITALISED}"
+    rf"(?: {_CAPITALISED}){{0,2}})\b"
+)
+_SPEAKER_PREFIX = re.compile(r"^\W{0,3}(?P<name>[A-Z][\w'-]+)\W{0,3}:\s")
+# "proposed by RalfJ", "pnkfelix opened …": who brought the item.
+_ANY_NAME = r"(?:zzref\d+zz|[A-Za-z][\w'.-]*)"
+_DONE_BY = re.compile(
+    rf"^(?:(?:proposed|opened|filed|authored|created|raised|nominated|championed|drafted"
+    rf"|written) by (?P<who>{_ANY_NAME})(?P<verb>)(?: |$)"
+    rf"|(?P<by>{_ANY_NAME}) (?:opened|proposed|filed|authored|drafted|nominated|championed)\b)"
+)
+_NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
+_NOT_AGENTS = re.compile(
+    r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
+    r"|Somebody|Everybody|People|Folks|All|Each|Both|Who|What|Which|How|Why|When|Where|The"
+    r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
+    r"|Team)\b"
+)
+_SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
+_COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
+                     "approve": "approved", "hold": "on hold"}
+_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
+_WORKING_ON_REF = re.compile(
+    r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
+    r"|into)|implementing|fixing|debugging|reviewing) (?P<ref>zzref\d+zz)", _I)
+_PREP_FOR = re.compile(
+    r"\b(?:prep(?:aration)? for|in preparation for|(?:is )?needed for|required for"
+    r"|prepares? [\w\s-]{0,40}? for) (?:the )?(?:issue |pr )?(?P<ref>zzref\d+zz)", _I)
+_TAKING_IT = re.compile(
+    r"^I (?:will|am going to|am|have been|can)? ?(?:continue (?:this|it|working on (?:this|it))"
+    r"|take (?:a look|this|it|care of (?:this|it))|taking (?:a look|this|it)|look(?:ing)? into"
+    r" (?:this|it)|work(?:ing)? on (?:this|it)|fix(?:ing)? (?:this|it)|investigat(?:e|ing)"
+    r"(?: (?:this|it))?|pick(?:ing)? (?:this|it) up)\b")
+_WORKED_WITH = re.compile(r"\b(?:worked on (?:this|it) with|co-authored with|paired with)"
+                          r" (zzref\d+zz)", _I)
+_CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, _I), word) for pattern, word in (
+        (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"
+         r"|^(?:(?:this|it) is )?(?:good|ready|ok|okay|fine) to (?:land|merge)\b"
+         r"|^we can (?:land|merge) (?:this|it)\b|^lgtm\b|^approved\b", "approved"),
+        (r"^(?:(?:this|it) )?(?:needs|need) (?:more |another |a |some )?(?:code )?reviews?\b"
+         r"|^requests? for (?:more )?reviews?\b|^please review\b"
+         r"|^(?:(?:this|it) is )?ready for (?:official |final |a )?review\b"
+         r"|^(?:awaiting|waiting (?:on|for)) (?:a |more )?reviews?\b", "in review"),
+        (r"^(?:agreed|consensus|decided|decision) to (?:move forward|proceed|accept|adopt)\b"
+         r"|^accepted\b", "accepted"),
+        (r"^(?:(?:this|it) )?(?:can|could|should|will) be closed\b|^(?:closing|closed)\b"
+         r"|^close (?:it|this)\b|^[A-Z][\w'-]* closed(?: (?:it|this))?(?: as\b|$)", "closed"),
+        (r"^(?:[A-Z][\w'-]* )?(?:landed|merged)(?: (?:it|this))?$"
+         r"|^(?:this|it) (?:has been|was|got) (?:landed|merged)\b", "merged"),
+        (r"^keep(?:ing)? (?:it |this )?open\b|^open until\b|^(?:remains |stays )?open$",
+         "open"),
+        (r"^(?:postponed|deferred|punted)\b", "postponed"),
+    )
+)
+# An issue title that says what is wrong: a failing predicate, not only a word like "error"
+# (a pull request's title talks about errors too).
+_REPORT_TITLE = re.compile(
+    r"\b(?:not (?:working|work|showing|loading|starting|running|receiving|able)|no longer"
+    r"|never (?:starts?|loads?|works?|finish(?:es)?)|cannot|can't|cant|can not|unable|won't"
+    r"|wont|doesn't|doesnt|does not|don't work|didn't|fails?(?: to)?|failing|failed|broken"
+    r"|broke|breaks|stuck|stucked|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?"
+    r"|slow|sluggish|laggy|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage"
+    r"|consumption|consuption)|leaks?|(?:login|sign[- ]in|captcha) loop|endless loop"
+    r"|flak(?:e|y|es|ing)|stopped|stops|missing|forever|timeout|timed out|times out|unusable"
+    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with)\b",
+    _I,
+)
+_TITLE_END = re.compile(r"(?<=[a-z0-9)\]\"'])[.:;!]\s+(?=\S)|\s+-\s+|\s*\((?=[a-z])")
+_COMMIT_PREFIX = re.compile(r"^[a-z][\w-]*(?:\([^)]*\))?!?:\s")
+# First words of a change's title: what a pull request does, not what is wrong.
+_IMPERATIVES = frozenset(
+    {"fix", "add", "remove", "use", "make", "improve", "update", "support", "allow", "implement",
+     "refactor", "rework", "bump", "move", "rename", "handle", "avoid", "prevent", "ensure",
+     "show", "don't", "do", "stop", "start", "switch", "change", "replace", "introduce", "drop",
+     "enable", "disable", "deprecate", "document", "clean", "cleanup", "simplify", "extract",
+     "teach", "let", "honor", "respect", "skip", "warn", "emit", "report", "pass", "set",
+     "unify", "split", "merge", "revert", "reland", "more", "less", "better", "properly",
+     "correctly", "always", "never", "only", "create", "expose", "preserve", "try", "keep",
+     "mark", "treat", "check", "test", "tests", "feat", "chore", "docs", "doc", "ci", "perf",
+     "internal", "minor", "cargo", "rustdoc", "print", "provide", "specify", "commit",
+     "upgrade", "migrate", "added", "fixed", "fixes", "improved", "removed", "adds",
+     "removes", "improves", "makes", "uses", "updates", "reworks", "implements", "supports"}
+)
+# Operating systems: where a problem happens, not the product it is in.
+_PLATFORMS = frozenset(
+    {"ubuntu", "windows", "macos", "mac", "linux", "android", "ios", "debian", "fedora", "wsl",
+     "wsl2", "catalina", "mojave", "monterey", "ventura", "sonoma", "sequoia", "osx", "arch",
+     "centos", "rhel", "10", "11", "win10", "win11", "m1", "m2", "intel"}
+)
+
+
+def _imperative(text: str) -> bool:
+    """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
+    first = text.split(" ", 1)[0].lower().strip("`'\"[(")
+    return first in _IMPERATIVES
+_TITLE_WHERE = re.compile(
+    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
+
+MAX_SENTENCE_LENGTH = 600
+"""A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status
+statement is that long, and reading it could only guess."""
+
+# "Is the migration blocked", "Does anyone know…", "Can you…" — questions even without "?".
+_QUESTION_START = re.compile(
+    r"^\s*(?:is|are|am|was|were|does|do|did|can|could|should|would|will|has|have|had|shall"
+    r"|may|might|must)\s+(?:the|a|an|this|that|these|those|it|we|you|they|he|she|i|anyone"
+    r"|anybody|someone|somebody|there|any|our|your|my)\b"
+    r"|^\s*(?:why|how|what|who|which|where|when)\s+(?:is|are|was|were|do|does|did|can|could"
+    r"|should|would|will|has|have)\b|^\s*any\s+(?:idea|ideas|update|updates|news|eta)\b",
+    _I,
+)
+
+
+def _is_question(sentence: str) -> bool:
+    stripped = sentence.rstrip()
+    return stripped.endswith("?") or stripped.endswith("?)") or bool(
+        _QUESTION_START.match(stripped))
+
+
+# "Farah says (that) …": reported speech. "reports"/"confirms" only with "that" (else "Globex
+# reports timeouts" is a report of an issue).
+_SPEECH_VERBS = (r"says|said|mentions|mentioned|notes|noted|writes|wrote|tells me|told me"
+                 r"|advised|advises|shared|shares|reported back|explained that|updated that"
+                 r"|tells us|told us|explains|explained|adds|added|points out|pointed out"
+                 r"|thinks|thought|believes|claims|claimed|argues|argued|feels|suggests"
+                 r"|suggested|commented|comments|replied|replies|answered|answers")
+_SPEECH = re.compile(
+    rf"^(?P<speaker>[A-Z@][\w.@'-]*(?: [A-Z][\w.'-]*){{0,3}}|zzref\d+zz) (?:(?:{_SPEECH_VERBS})"
+    r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
+)
+# "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+_HEDGE = re.compile(
+    r"^(?:(?:I|we) (?:think|believe|guess|suspect|assume|hope|feel|wonder|expect|doubt"
+    r"|am not sure|are not sure)\b|(?:maybe|perhaps|probably|possibly|hopefully|ideally"
+    r"|presumably|apparently)\b|it (?:would|might|could|may) be\b|not sure\b)",
+    _I,
+)
+_HYPOTHETICAL = re.compile(
+    r"^(?:(?:we|I|you|they|it) (?:would|could|might|should|may) |let us |let's |please |"
+    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b)",
+    _I,
+)
+# "zzref0zz : now depends on …" — a reference as the label of its own line.
+_LEADING_REFERENCE_COLON = re.compile(r"^(?P<ref>zzref\d+zz)\s*[:\-–—]\s+")
+# A list item that only says a status or a dependency, with no subject of its own.
+_SUBJECTLESS_STATUS = re.compile(
+    r"^(?:(?:now|still|currently) )?(?:blocked|waiting|stalled|stuck|depends|needs|needing"
+    r"|requires|on hold|at risk|merged|shipped|landed|released|done|closed|fixed|resolved"
+    r"|reverted|postponed|delayed|slipped|in progress|in review|approved|owned by|assigned to"
+    r"|led by|unblocked|no longer|ready for|awaiting)\b",
+    _I,
+)
+# The plural noun a status heading starts with ("PRs waiting on team", "MCPs blocked on …").
+_HEADING_SUBJECT = re.compile(
+    r"^(?:(?:[A-Z]{2,8}s|issues|items|bugs|tickets|prs|pull requests|mcps|rfcs|keps|tasks"
+    r"|stories|epics|nominations|proposals|changes|features|projects|work items) )?",
+    _I,
+)
+
+
+def _as_reference(entity: ExtractedEntity) -> Reference:
+    """A reference standing for an entity already named (its name as given)."""
+    return _NamedReference(entity.name, entity.type)
+
+
+@dataclass(frozen=True)
+class _NamedReference(Reference):
+    @property
+    def name(self) -> str:
+        return self.key
+
+
+def _has_verb(text: str) -> bool:
+    """Whether a clause has a verb of its own (so it can be a claim, not only a name)."""
+    if _HAS_VERB.search(text):
+        return True
+    return any(tag(word) in {"VBD", "VBZ", "VBP", "MD"} for word in _WORD.findall(text.lower()))
+
+
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z])[.)]?\s*[-–—:.]?\s*")
+_FIRST_PERSON_START = re.compile(r"^(?:I|we)\s", _I)
+# Section names that are no one's name.
+_SECTION_WORDS = frozenset(
+    {"agenda", "notes", "minutes", "updates", "update", "action", "actions", "items", "item",
+     "decisions", "decision", "summary", "attendees", "discussion", "discussions", "client",
+     "clients", "research", "testing", "other", "q&a", "links", "next", "steps", "announcements",
+     "background", "overview", "status", "open", "closed", "new", "old", "misc", "general",
+     "topics", "questions", "review", "reviews", "prs", "issues", "meeting", "call", "week",
+     "spec", "specs", "testnets", "testnet", "tooling", "roadmap", "introduction", "intro",
+     "context", "proposal", "proposals", "implementation", "implementations", "conclusion",
+     "follow", "ups", "updates:", "team", "teams", "session", "part", "day", "blockers",
+     "blocked", "done", "todo", "progress", "in"}
+)
+
+
+def _heading_agent(headings: tuple[str, ...], title: str | None) -> ExtractedEntity | None:
+    """The team a heading names, for the lines under it: a short proper name ("Lighthouse",
+    "Prysm", "2.1—Teku") that is no section word, no reference and says nothing."""
+    if not headings:
+        return None
+    heading = _clean(_SECTION_NUMBER.sub("", headings[-1].strip("*_# ")))
+    if not heading or heading == title or "zz" in mask(heading).text:
+        return None
+    words = heading.split(" ")
+    if len(words) > 3 or any(w.lower().strip(":") in _SECTION_WORDS for w in words):
+        return None
+    if not all(w[:1].isupper() or w[:1].isdigit() for w in words) or _has_verb(heading):
+        return None
+    if not _grammatical(tuple(words)):
+        return None
+    return ExtractedEntity(_display(heading), "Team")
+
+
+def _with_verb(predicate: str) -> str:
+    """ "blocked on X" → "is blocked on X"; "needs review" stays."""
+    first = predicate.split(" ", 1)[0]
+    if tag(first) in {"VBZ", "VBD"} or first.lower() in {"depends", "needs", "requires",
+                                                          "awaiting", "no"}:
+        return predicate
+    return f"is {predicate}"
+
+
+@lru_cache(maxsize=1024)
+def _heading_predicate(heading: str) -> str | None:
+    """What a heading says about every item under it ("PRs waiting on team" → "is waiting on
+    team", "Blocked" → "is blocked"), or None when it names a topic, not a status."""
+    words = _clean(_normalize(heading)).strip("*_#: ")
+    rest = _HEADING_SUBJECT.sub("", words, count=1).strip()
+    if not rest or not _SUBJECTLESS_STATUS.match(rest):
+        return None
+    return _with_verb(rest)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -1861,11 +2843,24 @@ def extract_with_rules(
         author_entity = ExtractedEntity(
             _display(author), author_entity_type(author, known, author_type)
         )
+    language = language_of(text)
+    if language not in {None, "en"}:
+        return Extraction(extractor=RULES_EXTRACTOR, author=author_entity,
+                          entities=[author_entity] if author_entity else [],
+                          unread=UNREAD_LANGUAGE, dropped=[f"language: {language}"])
+    document = read_document(text)
+    # "Ticket from Globex: …" names who wrote the words, whoever relayed them; a sign-off
+    # ("Thanks, Jane") only when the episode names no author.
+    sender = document.sender or (document.signature if author_entity is None else None)
+    if sender and (author_entity is None or _key(sender) not in _name_keys(author_entity.name)):
+        author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
-    reader.read(text)
+    reader.read(document)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
     extraction.entities = extraction.all_entities()
+    if not facts and not closures and text.strip():
+        extraction.unread = UNREAD_RULES
     return extraction

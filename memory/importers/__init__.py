@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory.importers import bugzilla, github, jira, linear
+from memory.importers import bugzilla, github, jira, linear, slack, table, zendesk
 from memory.importers.model import ReadResult, WrongFormat
 
 Reader = Callable[..., ReadResult]
@@ -67,6 +67,9 @@ FORMATS: dict[str, Reader] = {
     "jira-csv": jira.read_csv,
     "linear": linear.read,
     "bugzilla": bugzilla.read,
+    "zendesk": zendesk.read,
+    "slack": slack.read,
+    "csv": table.read,
 }
 
 FORMAT_LABELS: dict[str, str] = {
@@ -75,6 +78,9 @@ FORMAT_LABELS: dict[str, str] = {
     "jira-csv": "Jira (CSV export)",
     "linear": "Linear (CSV export)",
     "bugzilla": "Bugzilla (REST JSON, with history)",
+    "zendesk": "Zendesk (incremental ticket export JSON, with audits)",
+    "slack": "Slack (workspace or channel export zip)",
+    "csv": "Any CSV of tickets, with a column mapping",
 }
 
 

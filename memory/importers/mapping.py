@@ -21,6 +21,13 @@ What each part of an item becomes (the ontology's names):
   has it, so two items a person linked are one thread even when only one side recorded the link.
 
 Labels, priority, milestones and components are words in the episode, never facts.
+
+What people wrote (``Change.text``: a ticket's description, a comment, a chat message) is the
+episode's content, and the record asks for it to be read (``read_text``): the text extractor
+finds the problem in the words, beside the facts the tool states. A change with words joins its
+item's thread like a status change does (a customer's reply is part of their ticket). Facts a
+tool keeps in fields (``Change.statements``: a custom field mapped to an Issue, a plan) are
+recorded as given.
 """
 
 from __future__ import annotations
@@ -137,13 +144,14 @@ def episode_record(
     open_at: Callable[[str, datetime], bool] | None = None,
 ) -> dict[str, Any] | None:
     """One change as an ingest record, or None when it says nothing the product records."""
-    if not change.has_facts:
+    if not change.has_facts and not change.text.strip():
         return None
     when = change.at.isoformat()
     facts: list[dict[str, Any]] = []
     sentences: list[str] = []
     threads: list[Item] = []
-    if change.created or change.status or change.assignees_added or change.assignees_removed:
+    if (change.created or change.status or change.assignees_added or change.assignees_removed
+            or change.statements or change.text.strip()):
         threads.append(item)
 
     if change.created:
@@ -189,7 +197,15 @@ def episode_record(
             threads.append(item)
             if link.other in known:
                 threads.append(known[link.other])
-    if not facts and not change.created:
+    for statement in change.statements:
+        words = statement.relation.lower().replace("_", " ")
+        sentence = (f"{statement.source.name} no longer {words} {statement.target.name}."
+                    if statement.ended else
+                    f"{statement.source.name} {words} {statement.target.name}.")
+        facts.append(_fact(statement.source.name, statement.source.type, statement.relation,
+                           statement.target.name, statement.target.type, sentence,
+                           invalid_at=when if statement.ended else None))
+    if not facts and not change.created and not change.text.strip():
         return None
     thread_facts: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -203,11 +219,13 @@ def episode_record(
                                       f"{reporter.name} reported {thread_item.key}."))
     # The thread first: a final status in the same change then ends it, never the reverse.
     facts = thread_facts + facts
-    if not facts:
+    if not facts and not change.text.strip():
         return None  # nothing to record, and an episode without facts would be read as text
     if change.note:
         sentences.append(change.note)
-    entities = [{"name": item.key, "type": item.type}]
+    # The item is named only where facts are about it (a chat message outside any thread is
+    # only its words: no entity for it).
+    entities = [{"name": item.key, "type": item.type}] if facts else []
     if change.actor is not None:
         entities.append({"name": change.actor.name, "type": change.actor.type})
     title = item.title[:MAX_TITLE_CHARS]
@@ -216,20 +234,28 @@ def episode_record(
         details.append("labels: " + ", ".join(item.labels))
     if item.priority:
         details.append(f"priority: {item.priority}")
-    content = f"{item.key}: {title}\n" + " ".join(sentences)
+    text = change.text.strip()
+    if text:
+        # The words as written (the extractor reads them): the subject above a description.
+        content = f"{title}\n\n{text}" if change.created and title else text
+    else:
+        content = f"{item.key}: {title}\n" + " ".join(sentences)
     if details:
         content += "\n(" + "; ".join(details) + ")"
-    return {
+    record = {
         "external_id": f"{item.tool}:{item.key}:{change.key}"[:255],
         "reference_time": when,
         "author": _name(change.actor),
-        "source": item.tool,
+        "source": (item.source or item.tool)[:100],
         "url": item.url,
         "type": "text",
         "content": content,
         "entities": entities,
         "facts": facts,
     }
+    if text and facts:
+        record["read_text"] = True  # without facts, the words are read anyway
+    return record
 
 
 def _name(party: Party | None) -> str:

@@ -70,6 +70,19 @@ class ItemLink:
 
 
 @dataclass(frozen=True)
+class Statement:
+    """A fact a tool keeps in a field rather than in words (a ticket's custom field mapped to an
+    Issue or a Product, an organization's plan): ``source —relation→ target``, with the
+    ontology's relation name."""
+
+    source: Party
+    relation: str
+    target: Party
+    ended: bool = False
+    """The fact ends at this change (a solved ticket ends its customer's report of its issue)."""
+
+
+@dataclass(frozen=True)
 class Change:
     """What changed in one item at one moment (one history entry, one event): one episode."""
 
@@ -87,11 +100,17 @@ class Change:
     links_removed: tuple[ItemLink, ...] = ()
     note: str = ""
     """Anything else worth reading in the episode (a new title, labels), in words."""
+    text: str = ""
+    """What someone wrote in this change (a ticket's description, a comment, a chat message):
+    the episode's content, read by the text extractor besides the change's facts."""
+    statements: tuple[Statement, ...] = ()
+    """Facts the tool keeps in fields, true from this change on."""
 
     @property
     def has_facts(self) -> bool:
         return bool(self.created or self.status or self.assignees_added
-                    or self.assignees_removed or self.links_added or self.links_removed)
+                    or self.assignees_removed or self.links_added or self.links_removed
+                    or self.statements)
 
 
 @dataclass
@@ -118,6 +137,9 @@ class Item:
     changes: list[Change] = field(default_factory=list)
     position: str = ""
     """Where it is in the export (for problems found while mapping)."""
+    source: str = ""
+    """The episodes' ``source`` when it is not the tool (a chat channel, a help desk's brand:
+    ``zendesk:Acme Mobile``)."""
 
 
 @dataclass

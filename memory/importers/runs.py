@@ -17,11 +17,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory.graph_settings import ontology_for
-from memory.importers import read_export
+from memory.importers import read_export, table, zendesk
 from memory.importers.mapping import map_items
+from memory.importers.mappings import parse_mapping
 from memory.importers.model import Problem, WrongFormat
 from memory.ingestion import ingest_records
-from memory.models import Graph, ImportRun
+from memory.models import Graph, ImportMapping, ImportRun
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,12 @@ def import_export(
 
     Rejected counts the items that could not be read and the episodes ingestion refused; every
     one is in ``problems`` with its position and reason."""
-    result = read_export(fmt, payload, **(options or {}))
+    options = dict(options or {})
+    if fmt in MAPPED_FORMATS and not options.get("mapping"):
+        options["mapping"] = remembered_mapping(graph, fmt)
+    result = read_export(fmt, payload, **options)
+    if fmt in MAPPED_FORMATS and options.get("mapping"):
+        remember_mapping(graph, fmt, options["mapping"])
     mapped = map_items(result.items, since=since,
                        is_final=ontology_for(graph).is_final_status)
     report = ImportReport(items=len(result.items), episodes=len(mapped),
@@ -83,6 +89,24 @@ def import_export(
         if progress:
             progress(start + len(chunk), len(mapped))
     return report
+
+
+# --- Mappings remembered per graph ------------------------------------------------------------
+
+MAPPED_FORMATS = {"csv": table.FIELDS, "zendesk": zendesk.MAPPED}
+"""Formats read with a mapping; the last one a graph imported with is used when none is given."""
+
+
+def remembered_mapping(graph: Graph, fmt: str) -> dict[str, str]:
+    row = ImportMapping.objects.filter(graph=graph, format=fmt).first()
+    return dict(row.mapping) if row else {}
+
+
+def remember_mapping(graph: Graph, fmt: str, mapping: str | dict[str, str]) -> None:
+    """Keep the mapping an import was read with (it was read: its columns exist)."""
+    parsed = parse_mapping(mapping, MAPPED_FORMATS[fmt])
+    ImportMapping.objects.update_or_create(graph=graph, format=fmt, defaults={
+        "mapping": parsed, "updated_at": timezone.now()})
 
 
 # --- Import runs (the episodes page and the API) ----------------------------------------------

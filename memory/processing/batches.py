@@ -100,8 +100,8 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                 (fact.source_id, fact.target_id) for fact in batch.new_facts
                 if fact.relation == "DUPLICATE_OF" and fact.invalid_at is None
             ])
-            update_rows(episodes, ["status", "extractor", "error", "processed_at",
-                                   "author_entity"])
+            update_rows(episodes, ["status", "extractor", "extraction_note", "error",
+                                   "processed_at", "author_entity"])
             Graph.objects.filter(pk=graph.pk).update(data_version=F("data_version") + 1)
     except BaseException:
         # The index may hold entities the rollback removed.
@@ -127,6 +127,7 @@ def _apply(
     # A rules reading that stood in for a failed model says so on the episode.
     episode.extractor = (f"{extraction.extractor} ({extraction.model_failure})"[:80]
                          if extraction.model_failure else extraction.extractor)
+    episode.extraction_note = (extraction.unread or "")[:200]
     episode.error = ""
     episode.processed_at = timezone.now()
     return outcome

@@ -4,12 +4,14 @@ was lost), processing them a batch per graph, marking failures and retrying them
 from __future__ import annotations
 
 import logging
-from collections import Counter, defaultdict
+import time
+from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import OperationalError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from memory.models import Episode
@@ -26,29 +28,56 @@ def stale_processing_seconds() -> int:
     return int(getattr(settings, "EPISODE_STALE_SECONDS", 900))
 
 
-def claim_episode(episode_id: int, *, now: datetime | None = None) -> Episode | None:
-    """Move an episode to ``processing`` and count the attempt — only if it is pending, or stuck
-    in processing long enough that its worker must be gone. ``None`` when someone else has it or
-    it is already done, which makes a duplicate delivery harmless."""
+UNFINISHED = (Episode.Status.PENDING, Episode.Status.PROCESSING)
+
+
+def claim_next(graph_id: int, *, limit: int, now: datetime | None = None
+               ) -> tuple[list[Episode], bool]:
+    """Claim the graph's next unfinished episodes in the order they were ingested
+    (``ingested_at``, then id: a file's line order) — pending ones, and ones processing so long
+    that their worker must be lost — and count the attempt; stop at the first one a live worker
+    holds. Returns the claimed episodes, in order, and whether there may be more right after
+    them.
+
+    The graph's episodes are therefore applied in one order whatever order their tasks arrive
+    in, however many workers run and whichever of them dies: an episode is applied only after
+    every episode ingested before it. The time rules read what earlier episodes wrote, so this
+    is what makes a crash, a retry or a second worker end in the same facts — world time and
+    system time alike — as one uninterrupted worker."""
     now = now or timezone.now()
     stale = now - timedelta(seconds=stale_processing_seconds())
-    claimable = Q(status=Episode.Status.PENDING) | Q(
-        status=Episode.Status.PROCESSING, processing_started_at__lt=stale
-    )
-    claimed = Episode.objects.filter(claimable, pk=episode_id).update(
-        status=Episode.Status.PROCESSING, attempts=F("attempts") + 1, processing_started_at=now
-    )
-    if not claimed:
-        return None
-    return Episode.objects.select_related("graph").get(pk=episode_id)
+    claimed: list[int] = []
+    with transaction.atomic():
+        # Locked, not skipped: a concurrent claim of the same head waits for this one and then
+        # sees these episodes held (SQLite's immediate transactions take claims one at a time).
+        head = list(
+            Episode.objects.select_for_update()
+            .filter(graph_id=graph_id, status__in=UNFINISHED)
+            .order_by("ingested_at", "pk")
+            .values_list("pk", "status", "processing_started_at")[:limit]
+        )
+        for pk, status, started in head:
+            if status == Episode.Status.PROCESSING and (started is None or started >= stale):
+                break  # a live worker is applying it: what follows must wait for it
+            claimed.append(pk)
+        if claimed:
+            Episode.objects.filter(pk__in=claimed).update(
+                status=Episode.Status.PROCESSING, attempts=F("attempts") + 1,
+                processing_started_at=now,
+            )
+    by_id = Episode.objects.select_related("graph").in_bulk(claimed) if claimed else {}
+    return [by_id[pk] for pk in claimed], len(claimed) == limit
 
 
 def process_episode(episode_id: int) -> str:
-    """Claim and process one episode; returns what happened (for logs and tests)."""
-    episode = claim_episode(episode_id)
-    if episode is None:
-        return "skipped"
-    return _process_claimed(episode)
+    """Process one episode — with, before it, any episode of its graph ingested earlier and not
+    processed yet, and after it whatever of the graph is waiting. Returns what happened to it:
+    ``processed``, ``failed``, or ``skipped`` (done already, or by the worker that holds its
+    graph's queue)."""
+    counts = Counter[str]()
+    outcome = _process(
+        [episode_id], batch_size=1 if settings.LLM_EXTRACTION else BATCH_SIZE, counts=counts)
+    return outcome.get(episode_id, "skipped")
 
 
 def _process_claimed(episode: Episode) -> str:
@@ -72,34 +101,27 @@ BATCH_SIZE = 500
 """Episodes of one graph applied in one transaction by ``process_episodes``."""
 
 
-def claim_episodes(episode_ids: list[int], *, now: datetime | None = None) -> list[Episode]:
-    """``claim_episode`` for many at once, in the order given: those nobody else holds."""
-    now = now or timezone.now()
-    stale = now - timedelta(seconds=stale_processing_seconds())
-    claimable = Q(status=Episode.Status.PENDING) | Q(
-        status=Episode.Status.PROCESSING, processing_started_at__lt=stale
-    )
-    with transaction.atomic():
-        # Rows another worker is claiming right now are skipped, not waited for (PostgreSQL;
-        # SQLite's immediate transactions already take the claims one at a time).
-        claimed = list(
-            Episode.objects.select_for_update(skip_locked=True)
-            .filter(claimable, pk__in=episode_ids)
-            .values_list("pk", flat=True)
-        )
-        Episode.objects.filter(pk__in=claimed).update(
-            status=Episode.Status.PROCESSING, attempts=F("attempts") + 1,
-            processing_started_at=now,
-        )
-    by_id = Episode.objects.select_related("graph").in_bulk(claimed)
-    return [by_id[pk] for pk in episode_ids if pk in by_id]
+DRAIN_SECONDS = 120.0
+"""How long one call keeps taking its graph's next episodes before it hands over (a task has a
+time limit); ``continue_later`` is told where to go on."""
 
 
-def process_episodes(episode_ids: list[int], *, batch_size: int = BATCH_SIZE) -> Counter[str]:
-    """Claim and process many episodes, a batch of one graph per transaction (the ingest command,
-    an upload, the bulk API); counts what happened. The facts are the same as processing them one
-    at a time in this order. Queries per batch: the claim (3), the transaction's fixed ones and
-    one per episode that creates entities or reaches facts the batch had not read.
+def process_episodes(
+    episode_ids: list[int],
+    *,
+    batch_size: int = BATCH_SIZE,
+    seconds: float | None = None,
+    continue_later: Callable[[int], object] | None = None,
+) -> Counter[str]:
+    """Process episodes (the ingest command, an upload, the bulk API, the sweep): for each of
+    their graphs, the graph's unfinished episodes in ingestion order, a batch per transaction,
+    until none is left — including earlier ones nobody picked up and later ones that arrived
+    meanwhile, which their own tasks then skip. The facts are the same as processing them one
+    at a time in that order. Counts what happened; ``skipped`` counts the ones given that this
+    call did not apply (done already, or held by another worker that goes on with them).
+
+    ``seconds`` bounds how long it goes on; then ``continue_later(episode_id)`` is called with a
+    waiting episode of each unfinished graph (the task enqueues itself again).
 
     With a model extracting, a batch is one model call's worth of episodes
     (``LLM_EXTRACTION_BATCH_SIZE``): its extraction happens before the graph's lock is taken,
@@ -109,21 +131,57 @@ def process_episodes(episode_ids: list[int], *, batch_size: int = BATCH_SIZE) ->
 
         batch_size = min(batch_size, model_batch_size())
     counts: Counter[str] = Counter()
-    for start in range(0, len(episode_ids), batch_size):
-        episodes = claim_episodes(episode_ids[start : start + batch_size])
-        counts["skipped"] += min(batch_size, len(episode_ids) - start) - len(episodes)
-        by_graph: dict[int, list[Episode]] = defaultdict(list)
-        for episode in episodes:
-            if episode.attempts > MAX_ATTEMPTS:
-                counts[_process_claimed(episode)] += 1
-            else:
-                by_graph[episode.graph_id].append(episode)
-        for group in by_graph.values():
-            counts.update(_process_batch(group))
+    outcomes = _process(episode_ids, batch_size=batch_size, counts=counts, seconds=seconds,
+                        continue_later=continue_later)
+    counts["skipped"] += sum(1 for pk in set(episode_ids) if pk not in outcomes)
     return +counts
 
 
-def _process_batch(episodes: list[Episode]) -> Counter[str]:
+def _process(
+    episode_ids: list[int],
+    *,
+    batch_size: int,
+    counts: Counter[str],
+    seconds: float | None = None,
+    continue_later: Callable[[int], object] | None = None,
+) -> dict[int, str]:
+    """Drain the queues of the given episodes' graphs; what happened to each episode applied."""
+    outcomes: dict[int, str] = {}
+    graph_ids = dict.fromkeys(
+        Episode.objects.filter(pk__in=episode_ids).order_by("pk")
+        .values_list("graph_id", flat=True))
+    deadline = None if seconds is None else time.monotonic() + seconds
+    for graph_id in graph_ids:
+        while True:
+            episodes, more = claim_next(graph_id, limit=batch_size)
+            ready = []
+            for episode in episodes:
+                if episode.attempts > MAX_ATTEMPTS:
+                    outcomes[episode.pk] = _process_claimed(episode)
+                else:
+                    ready.append(episode)
+            if ready:
+                outcomes.update(_process_batch(ready))
+            if not more and not _waiting(graph_id):
+                break  # (asked again after applying: episodes stored meanwhile are taken too)
+            if not episodes:
+                break  # held by another worker, which goes on with the rest
+            if deadline is not None and time.monotonic() > deadline:
+                waiting = _waiting(graph_id)
+                if waiting and continue_later is not None:
+                    continue_later(waiting)
+                break
+    counts.update(outcomes.values())
+    return outcomes
+
+
+def _waiting(graph_id: int) -> int | None:
+    """A pending episode of the graph, if any."""
+    return Episode.objects.filter(graph_id=graph_id, status=Episode.Status.PENDING).values_list(
+        "pk", flat=True).first()
+
+
+def _process_batch(episodes: list[Episode]) -> dict[int, str]:
     try:
         apply_episodes(episodes[0].graph, episodes)
     except OperationalError:
@@ -136,13 +194,13 @@ def _process_batch(episodes: list[Episode]) -> Counter[str]:
         if len(episodes) == 1:
             logger.exception("episode %s failed", episodes[0].uuid)
             mark_failed(episodes[0], f"{type(exc).__name__}: {exc}")
-            return Counter(failed=1)
+            return {episodes[0].pk: "failed"}
         # Nothing of the batch was kept: apply its episodes one at a time, so only the one that
         # fails is marked failed.
         logger.warning("a batch of %d episodes failed; applying them one at a time",
                        len(episodes), exc_info=True)
-        return Counter(_process_claimed(episode) for episode in episodes)
-    return Counter(processed=len(episodes))
+        return {episode.pk: _process_claimed(episode) for episode in episodes}
+    return dict.fromkeys((e.pk for e in episodes), "processed")
 
 
 def mark_failed(episode: Episode, error: str) -> None:

@@ -17,6 +17,7 @@ from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
+from memory.support import brand_of, scope_to_brand, with_thread
 
 logger = logging.getLogger(__name__)
 
@@ -62,26 +63,103 @@ def author_type_for(episode: Episode, known: dict[str, str]) -> str:
 def extract_episode(
     episode: Episode, ontology: Ontology, known: Mapping[str, str], *, model: bool = True
 ) -> Extraction:
-    """One episode's extraction: supplied facts, else the model (when configured and ``model``),
-    else the rules."""
-    if model and wants_model(episode):
-        return extract_episodes([episode], ontology, [known])[0]
-    return read_without_model(episode, ontology, known)
+    """One episode's extraction: supplied facts (and, when the importer asks, what its words
+    say), the model's reading when one is configured and ``model``, else the rules'."""
+    return extract_episodes([episode], ontology, [known], model=model)[0]
 
 
-def wants_model(episode: Episode) -> bool:
-    return bool(settings.LLM_EXTRACTION) and not (episode.supplied or {}).get("facts")
+def reads_words(episode: Episode) -> bool:
+    """Whether an extractor reads the episode's words (not only the facts given with it)."""
+    supplied = episode.supplied or {}
+    return not supplied.get("facts") or bool(supplied.get("read_text"))
 
 
-def read_without_model(episode: Episode, ontology: Ontology, known: Mapping[str, str],
-                       *, model_failure: str = "") -> Extraction:
+def extract_episodes(
+    episodes: Sequence[Episode], ontology: Ontology, knowns: Sequence[Mapping[str, str]],
+    *, model: bool = True,
+) -> list[Extraction]:
+    """The extractions of a batch, in order. The words the model should read are read in calls
+    of up to ``LLM_EXTRACTION_BATCH_SIZE`` episodes (``memory.extraction.llm``); whatever it
+    could not read (the call failed, nothing usable) is read by the rules, the reason kept on
+    the extraction. ``knowns``: each episode's view of the known names (its ``NamesRead``)."""
+    readings: dict[int, tuple[Extraction | None, str]] = {}
+    wanted = [i for i, e in enumerate(episodes)
+              if model and settings.LLM_EXTRACTION and reads_words(e)]
+    if wanted:
+        from memory.extraction.llm import batch_size, extract_batch
+        from memory.llm import worker_breaker
+        from memory.models import LLMCall
+        from memory.spend import Budget
+
+        graph = episodes[wanted[0]].graph
+        breaker = worker_breaker(LLMCall.Purpose.EXTRACTION)
+        budget = Budget.for_graph(graph)
+        size = batch_size()
+        for start in range(0, len(wanted), size):
+            chunk = wanted[start:start + size]
+            # One view of the known names for the call: the first episode's (the same mapping
+            # until the batch is applied).
+            outcomes = extract_batch(
+                [episodes[i] for i in chunk], ontology=ontology, known_entities=knowns[chunk[0]],
+                author_types={episodes[i].pk: author_type_for(episodes[i], knowns[i])
+                              for i in chunk},
+                breaker=breaker, budget=budget,
+            )
+            for i in chunk:
+                outcome = outcomes[episodes[i].pk]
+                readings[i] = (outcome.extraction, outcome.failure)
+    return [
+        assemble(episode, ontology, known, *readings.get(i, (None, "")))
+        for i, (episode, known) in enumerate(zip(episodes, knowns, strict=True))
+    ]
+
+
+def assemble(episode: Episode, ontology: Ontology, known: Mapping[str, str],
+             model_reading: Extraction | None, model_failure: str) -> Extraction:
+    """The facts given with the episode and (or only) what its words say."""
     author_type = author_type_for(episode, known)
     supplied = episode.supplied or {}
     if supplied.get("facts"):
-        return extract_supplied(
+        given = extract_supplied(
             supplied, author=episode.author, author_type=author_type, ontology=ontology,
             known_entities=known,
         )
+        if not supplied.get("read_text"):
+            return given
+        return with_text(given, read_text(episode, ontology, known, author_type,
+                                          model_reading, model_failure))
+    return read_text(episode, ontology, known, author_type, model_reading, model_failure)
+
+
+def with_text(given: Extraction, text: Extraction) -> Extraction:
+    """The given facts and what the words say, as one extraction (``structured@1+rules@1``):
+    the given facts first, so the text's facts about the same thing come after them."""
+    return Extraction(
+        extractor=f"{given.extractor}+{text.extractor}"[:80],
+        entities=[*given.entities, *text.entities],
+        facts=[*given.facts, *text.facts],
+        closures=list(text.closures),
+        author=given.author or text.author,
+        dropped=[*given.dropped, *text.dropped],
+        model_failure=text.model_failure,
+    )
+
+
+def read_text(
+    episode: Episode, ontology: Ontology, known: Mapping[str, str], author_type: str,
+    model_reading: Extraction | None = None, model_failure: str = "",
+) -> Extraction:
+    """The words of the episode as the model read them (``model_reading``, from a batch), else
+    read by the rules — saying why when the model should have read them (``model_failure``).
+    A customer's message names the problems and products of its brand (``memory.support``)."""
+    customer = author_type == "Customer"
+    brand = brand_of(episode.source) if customer else None
+    supplied = episode.supplied or {}
+    # An importer's records state their thread themselves (with facts, or none once the ticket
+    # is over); a customer's message given as JSON Lines with a url states it here.
+    thread = episode.url if customer and not episode.supplied else ""
+    if model_reading is not None:
+        return with_thread(scope_to_brand(model_reading, brand), episode.author, thread)
     extraction = extract_with_rules(
         episode_text(episode),
         author=episode.author,
@@ -96,53 +174,15 @@ def read_without_model(episode: Episode, ontology: Ontology, known: Mapping[str,
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return extraction
-
-
-def extract_episodes(
-    episodes: Sequence[Episode], ontology: Ontology, knowns: Sequence[Mapping[str, str]]
-) -> list[Extraction]:
-    """The extractions of a batch, in order: the episodes the model should read are read in
-    calls of up to ``LLM_EXTRACTION_BATCH_SIZE`` (``memory.extraction.llm``); whatever it could
-    not read (the call failed, nothing usable) is read by the rules, the reason kept on the
-    extraction. ``knowns``: each episode's view of the known names (its ``NamesRead``)."""
-    from memory.extraction.llm import batch_size, extract_batch
-    from memory.llm import worker_breaker
-    from memory.models import LLMCall
-    from memory.spend import Budget
-
-    results: list[Extraction | None] = [None] * len(episodes)
-    wanted = [i for i, e in enumerate(episodes) if wants_model(e)]
-    if wanted:
-        graph = episodes[wanted[0]].graph
-        breaker = worker_breaker(LLMCall.Purpose.EXTRACTION)
-        budget = Budget.for_graph(graph)
-        size = batch_size()
-        for start in range(0, len(wanted), size):
-            chunk = wanted[start:start + size]
-            # One view of the known names for the call: the first episode's (they are the same
-            # mapping until the batch is applied).
-            outcomes = extract_batch(
-                [episodes[i] for i in chunk], ontology=ontology, known_entities=knowns[chunk[0]],
-                author_types={episodes[i].pk: author_type_for(episodes[i], knowns[i])
-                              for i in chunk},
-                breaker=breaker, budget=budget,
-            )
-            for i in chunk:
-                outcome = outcomes[episodes[i].pk]
-                results[i] = outcome.extraction or read_without_model(
-                    episodes[i], ontology, knowns[i], model_failure=outcome.failure)
-    return [
-        result if result is not None else read_without_model(episode, ontology, known)
-        for result, episode, known in zip(results, episodes, knowns, strict=True)
-    ]
+    return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
 
 
 def rereadable(extraction: Extraction) -> bool:
     """Whether extracting again inside the graph's lock is cheap and calls no model: never with
     a model configured (even when the rules stood in for it this time)."""
     return (not settings.LLM_EXTRACTION
-            and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR})
+            and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR,
+                                         f"{STRUCTURED_EXTRACTOR}+{RULES_EXTRACTOR}"})
 
 
 class NamesRead(Mapping[str, str]):

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from memory.api.access import readable_graphs
 from memory.models import (
     Entity,
     Episode,
@@ -288,3 +290,78 @@ def test_graph_b_objects_are_404_through_graph_a_and_to_whoever_cannot_read_b(
     through_b = url_of(route, tenant_b.graph, tenant_b)
     reached = send(api(insider), method, through_b, route)
     assert reached.status_code != 404 and reached.status_code < 500, reached.content[:300]
+
+
+# --- What a refusal says (memory.api.access) -----------------------------------------------------
+
+
+def test_an_unknown_graph_is_a_404_naming_what_was_asked_for(api: ClientFor, graph_a: Graph
+                                                             ) -> None:
+    owner = MembershipFactory(graph=graph_a, role=Membership.Role.OWNER).user
+
+    body = api(owner).get("/api/v1/graphs/nope").json()
+
+    assert body == {"error": {"code": "not_found", "message": "No graph nope.", "param": "graph",
+                              "details": {}}}
+
+
+def test_a_viewers_write_is_a_403_naming_their_role(api: ClientFor, graph_a: Graph) -> None:
+    viewer = MembershipFactory(graph=graph_a, role=Membership.Role.VIEWER).user
+
+    response = api(viewer).post(f"/api/v1/graphs/{graph_a.slug}/runs")
+
+    assert response.status_code == 403
+    assert response.json()["error"] == {
+        "code": "permission_denied", "param": "graph", "details": {"role": "viewer"},
+        "message": "On graph tenant-a your role is viewer: writing needs the editor or owner role.",
+    }
+
+
+def test_a_superuser_reads_any_graph_but_writes_only_as_a_member(api: ClientFor, graph_a: Graph
+                                                                 ) -> None:
+    auditor = UserFactory(username="auditor", is_superuser=True)
+    client = api(auditor)
+
+    read = client.get(f"/api/v1/graphs/{graph_a.slug}")
+    write = client.post(f"/api/v1/graphs/{graph_a.slug}/runs")
+
+    assert read.status_code == 200 and read.json()["role"] is None
+    assert write.status_code == 403
+    assert write.json()["error"]["details"] == {"role": None}
+    assert write.json()["error"]["message"] == (
+        "On graph tenant-a you are not a member (audit access only): writing needs the editor "
+        "or owner role.")
+
+
+def test_only_the_owner_deletes_a_graph(api: ClientFor, graph_a: Graph) -> None:
+    editor = MembershipFactory(graph=graph_a, role=Membership.Role.EDITOR).user
+    owner = MembershipFactory(graph=graph_a, role=Membership.Role.OWNER).user
+    path = f"/api/v4/graphs/{graph_a.uuid}"
+
+    refused = api(editor).delete(path)
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["details"] == {"role": "editor"}
+    assert refused.json()["error"]["message"] == (
+        "On graph tenant-a your role is editor: only its owner may do this.")
+    assert api(owner).delete(path).status_code == 202
+    assert not Graph.objects.filter(pk=graph_a.pk).exists()
+
+
+def test_each_graph_is_read_with_the_users_role_in_that_graph(api: ClientFor, graph_a: Graph,
+                                                              tenant_b: TenantB) -> None:
+    dana = MembershipFactory(graph=tenant_b.graph, user__username="dana",
+                             role=Membership.Role.OWNER).user
+    MembershipFactory(graph=graph_a, user=dana, role=Membership.Role.VIEWER)
+    client = api(dana)
+
+    listed = client.get("/api/v1/graphs").json()["items"]
+
+    assert [(g["slug"], g["role"]) for g in listed] == [("tenant-a", "viewer"),
+                                                         ("tenant-b", "owner")]
+    assert client.post(f"/api/v1/graphs/{graph_a.slug}/runs").status_code == 403
+    assert client.post(f"/api/v1/graphs/{tenant_b.graph.slug}/runs").status_code == 202
+
+
+def test_nobody_signed_in_reads_no_graph(graph_a: Graph) -> None:
+    assert list(readable_graphs(None)) == list(readable_graphs(AnonymousUser())) == []

@@ -8,13 +8,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from memory.api import idempotency
 from memory.api.keys import create_api_key
-from memory.models import Episode, Graph, IdempotencyRecord
+from memory.models import ApiKey, Episode, Graph, IdempotencyRecord
 from tests.api.conftest import ClientFor, error_of
 from tests.scenarios import SEED
 
@@ -48,7 +48,11 @@ def test_the_same_key_with_another_body_is_a_422(api: ClientFor, owner, graph: G
     response = bulk(client, graph, SEED[1:], "batch-1")
 
     assert response.status_code == 422
-    assert error_of(response)["code"] == "idempotency_key_reused"
+    assert error_of(response) == {
+        "code": "idempotency_key_reused", "param": "Idempotency-Key", "details": {},
+        "message": "This Idempotency-Key was already used for a different request; use a new "
+                   "key for a new request.",
+    }
     assert Episode.objects.filter(graph=graph).count() == 1
 
 
@@ -84,7 +88,7 @@ def test_a_key_is_remembered_for_24_hours_and_then_forgotten(
     clock.advance(hours=24, seconds=-1)
     assert bulk(client, graph, SEED[:1], "batch-1")["Idempotent-Replayed"] == "true"
     assert bulk(client, graph, SEED[1:], "batch-1").status_code == 422
-    clock.advance(seconds=2)
+    clock.advance(seconds=1)  # exactly 24 hours on: forgotten
     response = bulk(client, graph, SEED[1:], "batch-1")
 
     assert response.status_code == 200 and response.json()["stored"] == 2
@@ -103,9 +107,14 @@ def test_on_sqlite_a_dead_requests_key_is_held_for_its_60_second_lease_with_retr
     clock.advance(seconds=59)
     response = bulk(client, graph, SEED[:1], "batch-1")
     assert response.status_code == 409
-    assert error_of(response)["code"] == "idempotency_key_in_flight"
+    assert error_of(response) == {
+        "code": "idempotency_key_in_flight", "param": "Idempotency-Key", "details": {},
+        "message": "A request with this Idempotency-Key is still being processed; retry later.",
+    }
     assert response["Retry-After"] == "2"  # the lease's last second, rounded up, and one more
-    clock.advance(seconds=2)
+    clock.advance(seconds=0.5)
+    assert bulk(client, graph, SEED[:1], "batch-1")["Retry-After"] == "1"  # at least one
+    clock.advance(seconds=1.5)
     response = bulk(client, graph, SEED[:1], "batch-1")
 
     assert response.status_code == 200 and response.json()["duplicates"] == 1
@@ -186,7 +195,11 @@ def test_an_overlong_key_is_a_400_naming_the_header(api: ClientFor, owner, graph
     response = bulk(api(owner), graph, SEED, "k" * 300)
 
     assert response.status_code == 400
-    assert error_of(response)["param"] == "Idempotency-Key"
+    assert error_of(response) == {
+        "code": "invalid_idempotency_key", "param": "Idempotency-Key", "details": {},
+        "message": "Idempotency-Key must be 1 to 255 characters.",
+    }
+    assert bulk(api(owner), graph, SEED, "k" * 255).status_code == 200  # the longest allowed
 
 
 def test_single_episode_adds_replay_too(api: ClientFor, owner, graph: Graph) -> None:
@@ -198,3 +211,166 @@ def test_single_episode_adds_replay_too(api: ClientFor, owner, graph: Graph) -> 
 
     assert (first.status_code, again.status_code) == (201, 201)
     assert again.json() == first.json()
+
+
+@pytest.mark.skipif(not POSTGRESQL, reason="the advisory lock is PostgreSQL's")
+def test_on_postgresql_another_keys_lock_does_not_hold_this_one(owner, graph: Graph) -> None:
+    api_key, raw = create_api_key(owner, "bot")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Api-Key {raw}")
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            for scope, key in ((f"key:{api_key.pk}", "batch-2"), (f"key:{api_key.pk + 1}",
+                                                                   "batch-1")):
+                cursor.execute("SELECT pg_advisory_lock(%s)", [idempotency._lock_id(scope, key)])
+
+        response = bulk(client, graph, SEED, "batch-1")
+    finally:
+        other.close()
+
+    assert response.status_code == 200 and response.json()["stored"] == 3
+
+
+def test_the_sweep_purges_expired_keys_and_keeps_the_others(api: ClientFor, owner,
+                                                            graph: Graph) -> None:
+    client = api(owner)
+    bulk(client, graph, SEED[:1], "old")
+    bulk(client, graph, SEED[1:2], "new")
+    now = timezone.now()
+    IdempotencyRecord.objects.filter(key="old").update(expires_at=now - timedelta(seconds=1))
+    IdempotencyRecord.objects.filter(key="new").update(expires_at=now + timedelta(hours=1))
+
+    assert idempotency.purge_expired() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+    # Purged as of a given moment: the other one's time comes two hours on.
+    assert idempotency.purge_expired(now=now + timedelta(hours=2)) == 1
+    assert not IdempotencyRecord.objects.exists()
+
+
+def test_each_replay_finds_its_own_record_among_other_keys_and_api_keys(
+    api: ClientFor, owner, editor, graph: Graph
+) -> None:
+    alice, erin = api(owner), api(editor)
+    bulk(alice, graph, SEED[:1], "shared")
+    bulk(alice, graph, SEED[1:2], "mine")
+    bulk(erin, graph, SEED[2:], "shared")
+
+    for client, records, key in ((erin, SEED[2:], "shared"), (alice, SEED[1:2], "mine"),
+                                 (alice, SEED[:1], "shared")):
+        response = bulk(client, graph, records, key)
+        assert response.status_code == 200, (key, response.content[:200])
+        assert response["Idempotent-Replayed"] == "true"
+
+
+@pytest.mark.skipif(POSTGRESQL, reason="the lease is SQLite's")
+def test_taking_over_one_dead_key_leaves_the_others_as_they_were(
+    api: ClientFor, owner, graph: Graph, clock: Clock
+) -> None:
+    client = api(owner)
+    bulk(client, graph, SEED[:1], "a")
+    bulk(client, graph, SEED[1:2], "b")
+    died_in_flight()
+    clock.advance(seconds=61)
+
+    assert bulk(client, graph, SEED[:1], "a").status_code == 200
+    assert bulk(client, graph, SEED[1:2], "b").status_code == 200
+
+
+@pytest.mark.skipif(POSTGRESQL, reason="the lease is SQLite's")
+def test_while_a_request_runs_its_key_holds_a_full_lease(
+    api: ClientFor, owner, graph: Graph, clock: Clock
+) -> None:
+    """The lease read at the moment the request stores its episode: on the first attempt, and
+    on the retry that takes over from an attempt that died before its episode was committed."""
+    leases: list[timedelta] = []
+
+    def watch(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith('INSERT INTO "memory_episode"'):
+            until = IdempotencyRecord.objects.values_list("locked_until", flat=True).get()
+            leases.append(until - clock.now)
+        return execute(sql, params, many, context)
+
+    client = api(owner)
+    with connection.execute_wrapper(watch):
+        bulk(client, graph, SEED[:1], "a")
+        died_in_flight()
+        Episode.objects.filter(graph=graph).delete()  # its transaction never committed
+        clock.advance(seconds=61)
+        retried = bulk(client, graph, SEED[:1], "a")
+
+    assert retried.status_code == 200 and retried.json()["stored"] == 1
+    assert leases == [timedelta(seconds=60)] * 2
+
+
+def on_the_record(sql: str, verb: str) -> bool:
+    return sql.startswith(verb) and '"memory_idempotencyrecord"' in sql
+
+
+def test_a_key_released_between_our_insert_and_our_read_is_claimed_again(
+    api: ClientFor, owner, graph: Graph
+) -> None:
+    client = api(owner)
+    bulk(client, graph, SEED[:1], "a")
+    released: list[bool] = []
+
+    def released_by_its_request(execute: Any, sql: str, params: Any, many: bool,
+                                context: Any) -> Any:
+        # Another request under the key failed and released it just as we looked it up.
+        if not released and on_the_record(sql, "SELECT"):
+            released.append(True)
+            IdempotencyRecord.objects.all().delete()
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(released_by_its_request):
+        response = bulk(client, graph, SEED[:1], "a")
+
+    assert released and response.status_code == 200 and response.json()["duplicates"] == 1
+    assert "Idempotent-Replayed" not in response
+
+
+def test_a_key_taken_and_released_by_others_three_times_running_is_a_409(
+    api: ClientFor, owner, graph: Graph
+) -> None:
+    client = api(owner)
+    scope = f"key:{ApiKey.objects.get().pk}"
+    busy: list[bool] = []
+
+    def others(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if not busy:
+            busy.append(True)
+            try:
+                if on_the_record(sql, "INSERT"):  # another request takes the key first...
+                    IdempotencyRecord.objects.create(
+                        scope=scope, key="a", fingerprint="theirs", locked_until=timezone.now(),
+                        expires_at=timezone.now() + timedelta(hours=1))
+                elif on_the_record(sql, "SELECT"):  # ...and releases it before we look
+                    IdempotencyRecord.objects.all().delete()
+            finally:
+                busy.clear()
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(others):
+        response = bulk(client, graph, SEED[:1], "a")
+
+    assert response.status_code == 409 and response["Retry-After"] == "1"
+    assert not Episode.objects.filter(graph=graph).exists()
+
+
+def test_a_request_that_fails_releases_its_key_so_the_retry_runs_at_once(
+    api: ClientFor, owner, graph: Graph
+) -> None:
+    client = api(owner)
+    client.raise_request_exception = False
+
+    def database_gone(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        if sql.startswith('INSERT INTO "memory_episode"'):
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(database_gone):
+        assert bulk(client, graph, SEED[:1], "a").status_code == 500
+    assert not IdempotencyRecord.objects.exists()
+
+    response = bulk(client, graph, SEED[:1], "a")
+    assert response.status_code == 200 and response.json()["stored"] == 1

@@ -92,3 +92,38 @@ def test_an_import_of_another_graph_is_404(api: ClientFor, graph: Graph, editor)
 
     response = api(editor).get(f"/api/v1/graphs/other/imports/{run.uuid}")
     assert response.status_code == 404
+
+
+CSV_MAP = ("external_id=Ticket ID,subject=Subject,content=Description,status=Status,"
+           "author=Requester,customer=Organization,plan=Plan,reference_time=Created")
+
+
+@pytest.mark.django_db
+def test_a_csv_imports_with_its_mapping_and_the_graph_remembers_it(
+    api: ClientFor, graph: Graph, editor, django_capture_on_commit_callbacks  # type: ignore[no-untyped-def]
+) -> None:
+    client = api(editor)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = client.post(f"/api/v1/graphs/{graph.slug}/imports",
+                            {"format": "csv", "file": upload("support-tickets.csv"),
+                             "mapping": CSV_MAP}, format="multipart")
+    run = ImportRun.objects.get(uuid=first.json()["uuid"])
+    assert (run.status, run.items, run.rejected) == (ImportRun.Status.SUCCEEDED, 3, 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        again = client.post(f"/api/v1/graphs/{graph.slug}/imports",
+                            {"format": "csv", "file": upload("support-tickets.csv")},
+                            format="multipart")
+    rerun = ImportRun.objects.get(uuid=again.json()["uuid"])
+    assert (rerun.status, rerun.stored, rerun.duplicates) == (ImportRun.Status.SUCCEEDED, 0, 4)
+
+
+@pytest.mark.django_db
+def test_a_mapping_of_unknown_fields_is_a_400_naming_the_mapping(
+    api: ClientFor, graph: Graph, editor  # type: ignore[no-untyped-def]
+) -> None:
+    response = api(editor).post(f"/api/v1/graphs/{graph.slug}/imports",
+                                {"format": "csv", "file": upload("support-tickets.csv"),
+                                 "mapping": "when=Created"}, format="multipart")
+    assert response.status_code == 400
+    assert error_of(response)["param"] == "mapping"
+    assert "unknown field 'when'" in error_of(response)["message"]

@@ -48,12 +48,34 @@ THRESHOLDS: dict[tuple[str, str], dict[str, float]] = {
         "extraction_recall": 0.948,
     },
     ("support", "text"): {
-        # About one ticket in four is worded outside the table: 11 of 12 families found, many
-        # reporters missing from them (ARI 0.5739, pair recall 0.4180), none misplaced.
-        "ari": 0.573, "recall": 0.418, "precision": 1.0,
-        # 234 of 275 expected facts (0.8509); what the table covers, exactly.
-        "extraction_recall_covered": 1.0, "extraction_precision": 1.0,
-        "extraction_recall": 0.850,
+        # Since issue #17 the rules also read the tickets worded outside the table ("Ugh, X are
+        # broken for us again"): all 12 families found exactly (ARI 1.000, was 0.5739).
+        "ari": 1.0, "recall": 1.0, "precision": 1.0,
+        # All 275 expected facts (was 234). Precision against the generator's truth is 0.8702:
+        # the 41 extra facts are all "X Failures AFFECTS Xs" read from "X are broken" — the fact
+        # the truth lists for "Our Xs keep failing" but leaves out for the wording it once
+        # marked as outside the table (checked one by one, 2026-12-01).
+        "extraction_recall_covered": 1.0, "extraction_precision": 0.870,
+        "extraction_recall": 1.0,
+    },
+    # Brands (issue #14): families of four brands, half of the later ones in words an earlier
+    # family used at another brand — each its own problem (0 mixed-brand observations, asserted
+    # below). Structured: all 16 families found exactly, and each of the 7 customers who say
+    # "resolved" ends only their own report (the family's observation lives on).
+    ("brands", "structured"): {"ari": 1.0, "precision": 1.0, "recall": 1.0,
+                               "per_customer_resolution": 1.0},
+    ("brands", "text"): {
+        # With issue #17's rules the tickets worded outside the table are read too: all families
+        # found exactly (ARI 1.000, was 0.7181 before the merge), none across brands.
+        "ari": 1.0, "recall": 1.0, "precision": 1.0,
+        # Every expected fact (recall 1.000). Precision against the generator's truth is 0.875:
+        # the extra facts are all "X Failures AFFECTS Xs" read from "X are broken", the fact the
+        # truth leaves out for that wording, as in the support case (checked one by one with
+        # bench --quick --scenarios brands --keep, 2026-12-01).
+        "extraction_recall_covered": 1.0, "extraction_precision": 0.875,
+        "extraction_recall": 1.0,
+        # Each customer's "The … failures are resolved." ends that customer's report only.
+        "per_customer_resolution": 1.0,
     },
 }
 CEILINGS: dict[tuple[str, str], dict[str, float]] = {
@@ -62,6 +84,8 @@ CEILINGS: dict[tuple[str, str], dict[str, float]] = {
     ("projects", "structured"): {"reach_error_relative": 0.0},
     ("projects", "text"): {"reach_error_relative": 0.125},
 }
+MIXED_BRANDS = 0
+"""No observation of the brands scenario may hold two brands' tickets that share no fact."""
 CITATION_VALIDITY = 1.0
 """Every claim must cite facts of its own observation's evidence (DESIGN §5): no tolerance."""
 
@@ -69,7 +93,8 @@ CITATION_VALIDITY = 1.0
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
-    call_command("bench", "--quick", "--out", str(tmp_path), "--requests", "2")
+    call_command("bench", "--quick", "--parts", "scenarios", "--out", str(tmp_path),
+                 "--requests", "2")
 
     report = json.loads((tmp_path / "bench.json").read_text())
     results = {(r["scenario"], r["form"]): r for r in report["results"]}
@@ -82,6 +107,9 @@ def test_quick_bench_keeps_quality_above_the_thresholds(tmp_path: Path) -> None:
             assert quality[metric] <= ceiling, (case, metric, quality[metric])
         assert quality["citation_validity"] == CITATION_VALIDITY, case
         assert quality["claims"] > 0, case
+        if case[0] == "brands":
+            assert quality["mixed_brand_observations_checkpoint"] == MIXED_BRANDS
+            assert quality["mixed_brand_observations_final"] == MIXED_BRANDS
     assert "| case |" in (tmp_path / "bench.md").read_text()
     assert list((tmp_path / "data").glob("*.truth.json"))
 
@@ -155,7 +183,7 @@ def test_the_same_seed_generates_the_same_scenario() -> None:
     assert generate("projects", 300, seed=4).records() != first.records()
 
 
-@pytest.mark.parametrize("name", ["projects", "support"])
+@pytest.mark.parametrize("name", ["projects", "support", "brands"])
 def test_ground_truth_is_consistent_with_the_records(name: str) -> None:
     scenario = generate(name, 400, seed=5, form="structured")
     truth = scenario.truth()
@@ -166,7 +194,10 @@ def test_ground_truth_is_consistent_with_the_records(name: str) -> None:
         assert all(truth["episodes"][i]["group"] == group for i in ids)
     for ext, info in truth["episodes"].items():
         supplied = records[ext].get("facts", [])
-        assert [[f["source"], f["relation"], f["target"]] for f in supplied] == info["facts"]
+        assert [[f["source"], f["relation"], f["target"]] for f in supplied
+                if not f.get("invalid_at")] == info["facts"]
+        assert [[f["source"], f["relation"], f["target"]] for f in supplied
+                if f.get("invalid_at")] == info["ended"]
     for chain in truth["chains"]:
         facts = [tuple(f) for i in truth["clusters"][chain["id"]]
                  for f in truth["episodes"][i]["facts"]]
@@ -198,6 +229,38 @@ def test_covered_phrasings_are_read_by_the_rules_extractor_as_the_truth_says(nam
         extraction = extract_with_rules(episode.content, author=episode.author,
                                         reference_time=datetime(2026, 11, 1, tzinfo=UTC),
                                         ontology=ontology)
+        got = {(norm(f.source), f.relation, norm(f.target)) for f in extraction.facts}
+        assert {(norm(s), r, norm(t)) for s, r, t in episode.facts} <= got, episode.content
+        checked += 1
+    assert checked > 100
+
+
+def test_brands_reuse_symptom_words_at_other_brands_as_other_problems() -> None:
+    scenario = generate("brands", 600, seed=5)
+    issues_by_words: dict[str, set[str]] = {}
+    for episode in scenario.episodes:
+        for _, relation, target in episode.facts:
+            if relation == "REPORTED":
+                words, _, brand = target.rpartition(" (")
+                issues_by_words.setdefault(words, set()).add(brand.rstrip(")"))
+                assert episode.source == f"zendesk:{brand.rstrip(')')}"
+    assert any(len(brands) > 1 for brands in issues_by_words.values())
+    truth = scenario.truth()
+    assert truth["resolutions"] and all(r["issue"].endswith(")") for r in truth["resolutions"])
+
+
+def test_covered_brand_tickets_are_read_as_their_brands_problems() -> None:
+    from memory.models import Episode as StoredEpisode
+    from memory.processing.reading import extract_episode
+
+    scenario = generate("brands", 300, seed=9)
+    checked = 0
+    for episode in scenario.episodes:
+        if not episode.covered or not episode.facts:
+            continue
+        stored = StoredEpisode(author=episode.author, source=episode.source,
+                               content=episode.content, reference_time=episode.reference_time)
+        extraction = extract_episode(stored, default_ontology(), {})
         got = {(norm(f.source), f.relation, norm(f.target)) for f in extraction.facts}
         assert {(norm(s), r, norm(t)) for s, r, t in episode.facts} <= got, episode.content
         checked += 1

@@ -29,6 +29,8 @@ from memory.ontology import default_ontology
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 sys.path.insert(0, str(CORPUS / "tools"))
 
+import agreement  # noqa: E402
+from labels import parse  # noqa: E402
 from split import split_of  # noqa: E402
 
 # --- Matching names ------------------------------------------------------------------------------
@@ -206,6 +208,28 @@ def test_the_command_reads_one_split_and_one_genre_when_asked(
     assert _row(output, "dev split, per genre", "all")[1] == "2"
 
 
+def test_the_command_reads_one_batch_when_asked(tiny_corpus: Path, tmp_path: Path) -> None:
+    extra = _record("x1", "The search page is blocked on the index rebuild.", "tracker", "dev",
+                    [_gold("search page", "DEPENDS_ON", "index rebuild",
+                           "The search page is blocked on the index rebuild.")],
+                    batch="dev-extra")
+    (tiny_corpus / "extra.jsonl").write_text(json.dumps(extra) + "\n")
+
+    only_extra = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "dev-extra",
+                      "--out", str(tmp_path / "a"))
+    assert _row(only_extra, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    assert "support" not in only_extra
+    # Episodes without a batch are the original batch.
+    original = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "original",
+                    "--out", str(tmp_path / "b"))
+    assert _row(original, "dev split, per genre", "all")[1] == "3"
+    both = _run("--corpus", str(tiny_corpus), "--split", "dev", "--out", str(tmp_path / "c"))
+    assert _row(both, "dev split, per genre", "all")[1] == "4"
+    with pytest.raises(CommandError, match="in dev-extra"):
+        _run("--corpus", str(tiny_corpus), "--split", "test", "--batch", "dev-extra",
+             "--out", str(tmp_path / "d"))
+
+
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
@@ -249,19 +273,59 @@ def test_the_corpus_has_450_episodes_from_6_sources_in_3_genres() -> None:
     assert all(r["url"].startswith("https://") and r["licence"] for _, r in records)
 
 
+def _split_rows() -> list[dict[str, str]]:
+    lines = (CORPUS / "split.tsv").read_text().splitlines()
+    header = lines[0].split("\t")
+    return [dict(zip(header, line.split("\t"), strict=True)) for line in lines[1:] if line]
+
+
 def test_the_split_is_the_frozen_rule_of_the_ids() -> None:
     by_source: dict[str, list[dict[str, Any]]] = {}
     for source, record in _corpus_records():
-        by_source.setdefault(source, []).append(record)
-    frozen = {}
-    for line in (CORPUS / "split.tsv").read_text().splitlines()[1:]:
-        source, external_id, split = line.split("\t")
-        frozen[(source, external_id)] = split
+        if record.get("batch", "original") == "original":
+            by_source.setdefault(source, []).append(record)
+    frozen = {(row["source"], row["external_id"]): row["split"] for row in _split_rows()
+              if row["batch"] == "original"}
+    assert len(frozen) == sum(len(records) for records in by_source.values())
     for source, records in by_source.items():
         rule = split_of([r["external_id"] for r in records])
         for record in records:
             assert record["split"] == rule[record["external_id"]] == frozen[
                 (source, record["external_id"])]
+
+
+def test_the_later_dev_extra_batch_is_dev_only_and_from_sources_of_its_own() -> None:
+    rows = _split_rows()
+    original_sources = {row["source"] for row in rows if row["batch"] == "original"}
+    extra = {(row["source"], row["external_id"]): row["split"] for row in rows
+             if row["batch"] == "dev-extra"}
+    assert extra and set(extra.values()) == {"dev"}
+    assert not original_sources & {source for source, _ in extra}
+    assert {row["batch"] for row in rows} == {"original", "dev-extra"}
+    for source, record in _corpus_records():
+        if record.get("batch") == "dev-extra":
+            assert record["split"] == extra.pop((source, record["external_id"])) == "dev"
+    assert not extra  # every dev-extra row of split.tsv is an episode
+
+
+def test_the_agreement_sample_is_its_rule_over_original_dev_episodes_all_labelled_twice() -> None:
+    chosen = agreement.sample()
+    assert {genre: len(ids) for genre, ids in chosen.items()} == agreement.SAMPLE
+    rows = {row["external_id"]: row for row in _split_rows()}
+    sampled = {i for ids in chosen.values() for i in ids}
+    assert all(rows[i]["split"] == "dev" and rows[i]["batch"] == "original" for i in sampled)
+    assert set(parse(CORPUS / "agreement" / "second-reader.txt")) == sampled
+
+
+def test_the_agreement_figures_of_the_corpus_readme_are_what_the_comparison_computes() -> None:
+    figures = agreement.compare()
+    overall = figures["all"]
+    assert (overall["episodes"], overall["corpus"], overall["second"], overall["matched"],
+            overall["strict"], overall["same_none"]) == (40, 34, 37, 27, 20, 38)
+    assert f"{overall['precision']:.3f} {overall['recall']:.3f}" == "0.730 0.794"
+    assert [figures[g]["matched"] for g in ("tracker", "meeting", "support")] == [7, 2, 18]
+    readme = (CORPUS / "README.md").read_text()
+    assert "34 corpus facts, P 0.730,\nR 0.794" in readme
 
 
 def test_every_gold_sentence_is_text_of_its_episode() -> None:

@@ -145,15 +145,16 @@ def test_the_list_pages_through_many_episodes(client: Client, graph, owner) -> N
 
 
 @pytest.mark.parametrize("count", [5, 300])
-def test_the_list_takes_the_same_nine_queries_at_5_and_300_episodes(
+def test_the_list_takes_the_same_ten_queries_at_5_and_300_episodes(
     client: Client, graph, owner, count: int, django_assert_num_queries
 ) -> None:
     EpisodeFactory.create_batch(count, graph=graph)
     signed_in(client, owner)
 
     # 1 session, 2 user, 3 membership + graph, 4 count, 5 one page (with its facts counted),
-    # 6 the switcher, 7 the sources, 8 the authors, 9 the status counts.
-    with django_assert_num_queries(9):
+    # 6 the switcher, 7 the sources, 8 the authors, 9 the status counts, 10 the CSV mapping the
+    # graph remembers (the upload form of an editor).
+    with django_assert_num_queries(10):
         client.get(list_url(graph))
 
 
@@ -461,6 +462,39 @@ def test_a_viewer_cannot_upload(client: Client, graph, member) -> None:
     assert not Episode.objects.filter(graph=graph).exists()
 
 
+@pytest.mark.parametrize(
+    ("content", "note"),
+    [
+        ("Lunch was great today, see you all on Friday!",
+         "No facts: not understood by the rules extractor."),
+        ("Die Anmeldung funktioniert seit dem letzten Update nicht mehr, bitte helft uns.",
+         "No facts: language not supported."),
+    ],
+)
+def test_an_update_the_rules_cannot_read_is_stored_and_its_page_says_why_it_has_no_facts(
+    client: Client, graph, editor, django_capture_on_commit_callbacks, content: str, note: str
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        add(signed_in(client, editor), graph, content=content)
+
+    episode = Episode.objects.get(graph=graph)
+    assert episode.status == Episode.Status.PROCESSED
+    assert not episode.evidence.exists()
+    assert f"{episode.extraction_note}." in note
+    assert note in client.get(detail_url(episode)).content.decode()
+
+
+def test_an_update_with_facts_carries_no_note(
+    client: Client, graph, editor, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        add(signed_in(client, editor), graph)
+
+    episode = Episode.objects.get(graph=graph)
+    assert episode.extraction_note == ""
+    assert "No facts:" not in client.get(detail_url(episode)).content.decode()
+
+
 # --- Importing a tracker export from the episodes page ------------------------------------------
 
 
@@ -496,3 +530,76 @@ def test_a_tracker_export_of_the_wrong_format_is_refused_on_the_form(
     assert ("Not a Linear (CSV export) file: expected a Linear CSV export: columns ID, Title, "
             "Status and Created; found") in response.content.decode()
     assert not Episode.objects.filter(graph=graph).exists()
+
+
+# --- Uploading a CSV with a column mapping (issue #14) -----------------------------------------
+
+
+def upload_url(graph: Graph) -> str:
+    return reverse("episode-upload", args=[graph.slug])
+
+
+def csv_upload(**fields: str) -> dict:
+    from tests.memory.importers.conftest import fixture_bytes
+
+    return {"format": "csv", "file": SimpleUploadedFile(
+        "tickets.csv", fixture_bytes("support-tickets.csv"), content_type="text/csv"), **fields}
+
+
+def test_a_csv_without_a_mapping_shows_its_first_rows_and_a_guessed_column_per_field(
+        client: Client, graph, owner) -> None:
+    response = signed_in(client, owner).post(upload_url(graph), csv_upload())
+
+    assert response.status_code == 200
+    assert not Episode.objects.filter(graph=graph).exists()  # nothing stored before a mapping
+    html = response.content.decode()
+    assert "choose the column of each field" in html
+    assert '<option value="Created" selected>Created</option>' in html
+    assert "Exports time out" in html
+
+
+def test_a_preview_with_htmx_answers_only_the_preview(client: Client, graph, owner) -> None:
+    response = signed_in(client, owner).post(upload_url(graph), csv_upload(preview="1"),
+                                             HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="csv-preview"')
+    assert 'name="map_reference_time"' in html
+
+
+def test_chosen_columns_import_the_csv_and_the_graph_keeps_them(
+        client: Client, graph, owner) -> None:
+    choices = {"map_external_id": "Ticket ID", "map_reference_time": "Created",
+               "map_content": "Description", "map_subject": "Subject",
+               "map_customer": "Organization", "map_author": "Requester",
+               "map_status": "Status"}
+    signed_in(client, owner)
+    response = client.post(upload_url(graph), csv_upload(**choices))
+
+    assert response.status_code == 200
+    assert Episode.objects.filter(graph=graph, source="csv").count() == 4
+    page = client.get(list_url(graph)).content.decode()
+    assert "Kept for CSV files: external_id=Ticket ID" in page  # the form says what it keeps
+
+
+def test_a_mapping_naming_a_missing_column_is_a_field_error_with_the_preview(
+        client: Client, graph, owner) -> None:
+    response = signed_in(client, owner).post(
+        upload_url(graph), csv_upload(mapping="reference_time=Created,content=Body"))
+
+    assert response.status_code == 422
+    html = response.content.decode()
+    assert "content=Body" in html and "its columns: Ticket ID" in html
+    assert 'name="map_content"' in html
+    assert not Episode.objects.filter(graph=graph).exists()
+
+
+def test_a_zendesk_export_uploads_with_its_field_mapping(client: Client, graph, owner) -> None:
+    from tests.memory.importers.conftest import fixture_bytes
+
+    payload = SimpleUploadedFile("tickets.json", fixture_bytes("zendesk-incremental-tickets.json"))
+    response = signed_in(client, owner).post(upload_url(graph), {
+        "format": "zendesk", "file": payload,
+        "mapping": "issue=custom_field:27642,plan=organization_field:plan"})
+
+    assert response.status_code == 200
+    assert Episode.objects.filter(graph=graph, source="zendesk:Nimbus").count() == 5

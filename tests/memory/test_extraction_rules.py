@@ -321,11 +321,17 @@ def test_a_completion_word_on_an_issue_means_resolved() -> None:
     assert signatures(extraction) == {("Timeout Errors", "HAS_STATUS", "Resolved")}
 
 
-def test_every_completion_word_on_a_work_item_means_done() -> None:
-    for word in ("completed", "finished", "released", "launched", "merged", "delivered",
-                 "closed", "live"):
+def test_every_generic_completion_word_on_a_work_item_means_done() -> None:
+    for word in ("completed", "finished", "launched", "delivered", "live", "shipped"):
         extraction = extract(f"The export feature is {word}.", author="Acme Corp")
         assert signatures(extraction) == {("Export Feature", "HAS_STATUS", "Done")}, word
+
+
+def test_a_trackers_own_completion_states_keep_their_word() -> None:
+    for word, status in (("merged", "Merged"), ("closed", "Closed"), ("released", "Released"),
+                         ("fixed", "Fixed"), ("landed", "Merged")):
+        extraction = extract(f"The export feature is {word}.", author="Acme Corp")
+        assert signatures(extraction) == {("Export Feature", "HAS_STATUS", status)}, word
 
 
 def test_a_graphs_own_completion_word_means_done() -> None:
@@ -551,3 +557,401 @@ def test_the_same_text_always_gives_the_same_extraction() -> None:
             "That work belongs to Bob.")
 
     assert extract(text, author="Clara") == extract(text, author="Clara")
+
+
+# ------------------------------------------------- real text: the misreads of issue #17, as rules
+
+
+def names(extraction: Extraction) -> set[str]:
+    return {e.name for e in extraction.entities}
+
+
+def test_a_quoted_title_is_no_claim_and_its_words_no_dependency() -> None:
+    for text in ("Amend target policy to require codegen support",
+                 '"Amend target policy to require codegen support" rust-lang/compiler-team#123'):
+        extraction = extract(text)
+        assert not [f for f in extraction.facts if f.relation == "DEPENDS_ON"], text
+        assert "Codegen Support" not in names(extraction)
+
+
+def test_a_speaker_is_no_part_of_the_entity_and_the_clause_they_report_is_read() -> None:
+    extraction = extract("Farah says the warehouse migration slipped again.", author="Alice")
+
+    assert signatures(extraction) == {("Warehouse Migration", "HAS_STATUS", "Slipped")}
+    assert not any("Farah" in name for name in names(extraction) - {"Farah"})
+
+
+def test_a_recurring_headings_words_are_never_a_blocker_and_its_status_goes_to_each_item() -> None:
+    extraction = extract(
+        "## MCPs blocked on unresolved concerns\n"
+        '- "Add hygiene attributes" compiler-team#692\n'
+        '- "Amend target policy" compiler-team#123\n'
+    )
+
+    assert signatures(extraction) == {
+        ("Add hygiene attributes (compiler-team#692)", "HAS_STATUS", "Blocked"),
+        ("Amend target policy (compiler-team#123)", "HAS_STATUS", "Blocked"),
+    }
+    assert "Unresolved Concerns" not in names(extraction)
+    assert {f.sentence for f in extraction.facts} == {
+        '"Add hygiene attributes" compiler-team#692', '"Amend target policy" compiler-team#123'}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The search revamp is blocked on Reviewer.", "Waiting on the reviewer.",
+     "The release is blocked on MCVE.", "The Probably is blocked.",
+     "The fix is probably blocked on the reviewer."],
+)
+def test_fragments_are_never_blockers(text: str) -> None:
+    extraction = extract(text)
+
+    assert not [f for f in extraction.facts if f.relation == "DEPENDS_ON"]
+    assert not names(extraction) & {"Reviewer", "MCVE", "Probably", "The Probably"}
+
+
+def test_a_tweets_subject_is_no_customer_and_its_author_is() -> None:
+    extraction = extract("1000 of my subscribers can not log in", author="Acme Corp",
+                         author_type="Customer")
+
+    assert signatures(extraction) == {("Acme Corp", "REPORTED", "Login Failures")}
+    assert not any("Subscribers" in name for name in names(extraction))
+
+
+@pytest.mark.parametrize(
+    ("text", "author", "author_type", "expected"),
+    [
+        ("KEP-4671 is owned by sig-scheduling", "Alice", None,
+         {("sig-scheduling", "RESPONSIBLE_FOR", "KEP-4671")}),
+        ('Bug 1234 (foo) "Crash on start": now depends on bug 5678', "Alice", None,
+         {("Crash on start (Bug 1234)", "DEPENDS_ON", "Bug 5678")}),
+        ("unable to log in", "Acme Corp", "Customer",
+         {("Acme Corp", "REPORTED", "Login Failures")}),
+        ("can't get into my account", "Acme Corp", "Customer",
+         {("Acme Corp", "REPORTED", "Login Failures")}),
+        ("the app is laggy since the update", "Acme Corp", "Customer",
+         {("Acme Corp", "REPORTED", "Latency"), ("Latency", "AFFECTS", "App"),
+          ("Latency", "PRECEDED_BY", "Update")}),
+        ("PR #1234 is blocked on 11.0.1", "Alice", None,
+         {("#1234", "DEPENDS_ON", "11.0.1"), ("#1234", "HAS_STATUS", "Blocked")}),
+    ],
+)
+def test_the_phrasings_that_yielded_nothing_now_yield_their_facts(
+    text: str, author: str, author_type: str | None, expected: set[Signature]
+) -> None:
+    extraction = extract(text, author=author, author_type=author_type)
+
+    assert signatures(extraction) == expected
+
+
+# ------------------------------------------------------------------- precision: grammar decides
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the API migration blocked?",
+        "Is the API migration blocked",
+        "Does anyone know if the billing migration is done",
+        "If the review slips, the release will be at risk.",
+        "Maybe the search revamp is blocked.",
+        "I think the export feature is blocked.",
+        "We should ship the billing migration.",
+        "The API migration is not blocked.",
+        "Run `the export is blocked` in a shell.",
+        "See https://example.com/the-export-is-blocked for details.",
+    ],
+)
+def test_questions_hypotheticals_negations_code_and_links_assert_nothing(text: str) -> None:
+    assert extract(text).facts == []
+
+
+def test_not_blocked_anymore_ends_the_dependencies_it_names() -> None:
+    extraction = extract("The payments integration is not blocked on the auth refactor anymore.")
+
+    assert [(c.source, c.relation, c.target) for c in extraction.closures] == [
+        ("Payments Integration", "DEPENDS_ON", "Auth Refactor")]
+
+
+@pytest.mark.parametrize(
+    "phrase",
+    ["Farah says the warehouse", "it", "the probably broken build", "again",
+     "Fixed bug in the parser", "both Windows and macOS machines", "this mismatch caused failures"],
+)
+def test_entity_names_are_noun_phrases(phrase: str) -> None:
+    assert rules._noun_phrase(phrase) is None
+
+
+@pytest.mark.parametrize(
+    "phrase", ["the auth service refactor", "sig-scheduling", "Node 20 upgrade", "11.0.1",
+               "the search and indexing project"],
+)
+def test_noun_phrases_are_names(phrase: str) -> None:
+    assert rules._noun_phrase(phrase) is not None
+
+
+def test_reported_speech_names_no_owner_for_the_author() -> None:
+    extraction = extract("Bob said that the billing migration is blocked.", author="Alice")
+
+    assert signatures(extraction) == {("Billing Migration", "HAS_STATUS", "Blocked")}
+
+
+# -------------------------------------------------------------------- identifiers are entities
+
+
+def test_identifiers_are_entities_of_their_type_with_their_titles_as_display_names() -> None:
+    extraction = extract(
+        '"Add hygiene attributes" compiler-team#692 is blocked on PROJ-12.\n'
+        "/assign @alice\n"
+    )
+
+    assert types(extraction) == {
+        "Alice": "Person", "Add hygiene attributes (compiler-team#692)": "WorkItem",
+        "PROJ-12": "WorkItem", "Blocked": "Status"}
+
+
+def test_closing_keywords_in_a_pull_request_make_the_issue_wait_on_it() -> None:
+    extraction = extract(
+        "Fix wrong directories in PATH on Windows #7482\n\n"
+        "This fixes an accidental regression.\n\nCloses #7475, fixes rust-lang/cargo#7400\n",
+        author="alexcrichton",
+    )
+
+    assert signatures(extraction) == {
+        ("#7475", "DEPENDS_ON", "Fix wrong directories in PATH on Windows (#7482)"),
+        ("rust-lang/cargo#7400", "DEPENDS_ON", "Fix wrong directories in PATH on Windows (#7482)"),
+    }
+
+
+def test_slash_commands_assign_and_close_the_threads_item() -> None:
+    extraction = extract("Summary API tests on node e2e #52203\n\n/assign @dashpole\n/sig node\n"
+                         "/close\n", author="derekwaynecarr")
+
+    assert signatures(extraction) == {
+        ("@dashpole", "RESPONSIBLE_FOR", "Summary API tests on node e2e (#52203)"),
+        ("sig node", "RESPONSIBLE_FOR", "Summary API tests on node e2e (#52203)"),
+        ("Summary API tests on node e2e (#52203)", "HAS_STATUS", "Closed"),
+    }
+
+
+def test_an_issue_title_that_says_what_is_wrong_is_its_authors_report() -> None:
+    extraction = extract("# Autofill no longer works on Chrome #11050\n\nAutofill does not work.",
+                         author="cyberfox1", author_type="Customer")
+
+    assert signatures(extraction) == {
+        ("cyberfox1", "REPORTED", "Autofill no longer works on Chrome (#11050)"),
+        ("Autofill no longer works on Chrome (#11050)", "AFFECTS", "Chrome"),
+    }
+
+
+def test_a_pull_requests_title_reports_nothing() -> None:
+    assert extract("Fix test failure in the parser on Linux #5557", author="ehuss").facts == []
+
+
+# ----------------------------------------------------------------- documents with structure
+
+
+def test_an_agenda_yields_facts_per_item_each_citing_its_own_line() -> None:
+    extraction = extract(
+        "### openjs-foundation/cross-project-council\n\n"
+        "* Request for legal Advice [#335](https://github.com/openjs-foundation/cross-project-council/issues/335)\n"
+        "  * ACTION: Michael to comment and then close.\n\n"
+        "* Add post-graduation checklist [#386](https://github.com/openjs-foundation/cross-project-council/pull/386)\n"
+        "  * Needs more reviews\n\n"
+        "* doc: move COC proposal to stage 3 [#379](https://github.com/openjs-foundation/cross-project-council/pull/379)\n"
+        "  * Blocked on [#432](https://github.com/openjs-foundation/cross-project-council/issues/432)\n"
+        "  * Joe landed.\n",
+        author="",
+    )
+
+    item = "openjs-foundation/cross-project-council#{}"
+    assert {(f.source, f.relation, f.target, f.sentence) for f in extraction.facts} == {
+        ("Michael", "RESPONSIBLE_FOR", f"Request for legal Advice ({item.format(335)})",
+         "ACTION: Michael to comment and then close."),
+        (f"Add post-graduation checklist ({item.format(386)})", "HAS_STATUS", "In Review",
+         "Needs more reviews"),
+        (item.format(379), "DEPENDS_ON", item.format(432),
+         "Blocked on [#432](https://github.com/openjs-foundation/cross-project-council/issues/432)"),
+        (item.format(379), "HAS_STATUS", "Merged", "Joe landed."),
+    }
+    assert "Openjs-foundation/cross-project-council" not in names(extraction)
+
+
+def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
+    extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
+                         author="")
+
+    assert signatures(extraction) == {
+        ("Lighthouse", "RESPONSIBLE_FOR", "discv5 Implementation")}
+
+
+# ------------------------------------------------------------------------ support language
+
+
+def test_the_customer_comes_from_a_ticket_header_not_from_we() -> None:
+    extraction = extract("Ticket from Globex: our users can't log in since the update.",
+                         author="support-bot")
+
+    assert signatures(extraction) == {
+        ("Globex", "REPORTED", "Login Failures"), ("Login Failures", "PRECEDED_BY", "Update")}
+    assert types(extraction)["Globex"] == "Customer"
+
+
+def test_a_signature_names_the_customer_of_an_anonymous_ticket() -> None:
+    extraction = extract("The dashboard is down!\n\nThanks,\nJane Doe", author="")
+
+    assert ("Jane Doe", "REPORTED", "Outages") in signatures(extraction)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Exports time out.", "Exports keep timing out.", "Exports timed out again.",
+     "We get a timeout on exports."],
+)
+def test_every_paraphrase_of_a_timeout_is_one_issue(text: str) -> None:
+    extraction = extract(text, author="Acme Corp", author_type="Customer")
+
+    assert ("Acme Corp", "REPORTED", "Timeout Errors") in signatures(extraction)
+
+
+def test_a_problem_started_after_an_event_is_preceded_by_it_never_caused() -> None:
+    extraction = extract("The timeouts started after the Tuesday deploy.", author="Acme Corp",
+                         author_type="Customer")
+
+    assert ("Timeout Errors", "PRECEDED_BY", "Tuesday Deploy") in signatures(extraction)
+    assert not [f for f in extraction.facts if "CAUSE" in f.relation]
+
+
+def test_still_failing_restates_the_report() -> None:
+    first = extract("Our exports keep failing.", author="Acme Corp", author_type="Customer")
+    again = extract("Our exports are still failing.", author="Acme Corp", author_type="Customer")
+
+    assert signatures(first) == signatures(again)
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [("It's working again, thanks!", None), ("The timeouts are resolved for us.",
+                                              "Timeout Errors"),
+     ("That fixed it, all good now.", None)],
+)
+def test_a_customers_all_clear_ends_only_that_customers_report(
+    text: str, target: str | None
+) -> None:
+    extraction = extract(text, author="Acme Corp", author_type="Customer")
+
+    assert [(c.source, c.relation, c.target) for c in extraction.closures] == [
+        ("Acme Corp", "REPORTED", target)]
+    assert not [f for f in extraction.facts if f.relation == "HAS_STATUS"]
+
+
+def test_a_problem_in_the_customers_words_affects_the_product_it_names() -> None:
+    extraction = extract("Docker Desktop fails to start after the Windows update.",
+                         author="rbox", author_type="Customer")
+
+    assert signatures(extraction) == {
+        ("Rbox", "REPORTED", "Docker Desktop Fails to Start"),
+        ("Docker Desktop Fails to Start", "PRECEDED_BY", "Windows Update"),
+    }
+
+
+# ----------------------------------------------------------------------------- status language
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("#12 is blocked by #34.", {("#12", "DEPENDS_ON", "#34"),
+                                    ("#12", "HAS_STATUS", "Blocked")}),
+        ("#12 is blocked on #34.", {("#12", "DEPENDS_ON", "#34"),
+                                    ("#12", "HAS_STATUS", "Blocked")}),
+        ("#12 is waiting on #34.", {("#12", "DEPENDS_ON", "#34")}),
+        ("#12 is waiting for review.", {("#12", "HAS_STATUS", "In Review")}),
+        ("#12 needs review.", {("#12", "HAS_STATUS", "In Review")}),
+        ("#12 slipped.", {("#12", "HAS_STATUS", "Slipped")}),
+        ("#12 is at risk.", {("#12", "HAS_STATUS", "At Risk")}),
+        ("#12 is postponed.", {("#12", "HAS_STATUS", "Postponed")}),
+        ("#12 is fixed by #34.", {("#12", "DEPENDS_ON", "#34"), ("#12", "HAS_STATUS", "Fixed")}),
+        ("#12 was merged.", {("#12", "HAS_STATUS", "Merged")}),
+        ("#12 shipped.", {("#12", "HAS_STATUS", "Done")}),
+        ("#12 was reverted.", {("#12", "HAS_STATUS", "Reverted")}),
+        ("#12 is no longer blocked.", {("#12", "HAS_STATUS", "Unblocked")}),
+    ],
+)
+def test_each_status_phrase_maps_to_the_ontology(text: str, expected: set[Signature]) -> None:
+    assert signatures(extract(text)) == expected
+
+
+def test_no_longer_blocked_closes_the_items_dependencies() -> None:
+    extraction = extract("#12 is no longer blocked.")
+
+    assert [(c.source, c.relation, c.target) for c in extraction.closures] == [
+        ("#12", "DEPENDS_ON", None)]
+
+
+# ---------------------------------------------------------------------- text it cannot read
+
+
+def test_text_the_rules_cannot_read_says_so() -> None:
+    extraction = extract("Lunch was great today. See you all on Friday!")
+
+    assert extraction.facts == [] and extraction.unread == rules.UNREAD_RULES
+
+
+def test_text_in_another_language_says_its_language_is_not_supported() -> None:
+    extraction = extract("Die Anmeldung funktioniert seit dem letzten Update nicht mehr.")
+
+    assert extraction.facts == [] and extraction.unread == rules.UNREAD_LANGUAGE
+
+
+def test_text_with_facts_has_no_reason_for_having_none() -> None:
+    assert extract("The API migration is blocked.").unread is None
+
+
+# ------------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00\x01\x02\xff binary \ufffd\ufffd junk \x7f",
+        "| status | item |\n|---|---|\n| blocked | the API migration |\n",
+        "```\nthe API migration is blocked\n```\n",
+        "🎉🔥 The API migration is blocked 🚀🚀",
+        "\u05d4\u05de\u05e2\u05d1\u05e8 \u05ea\u05e7\u05d5\u05e2 \u202eThe API migration\u202c",
+        "((((((((((((((((((((((((((((((((((((((((((((((",
+        "is blocked by " * 2000,
+        "The " + "very " * 5000 + "long migration is blocked.",
+        ("- item\n" + "  " * 50) * 200,
+        "#" * 10000,
+        "a" * 65536,
+    ],
+)
+def test_any_input_gives_a_result_never_an_exception(text: str) -> None:
+    extraction = extract(text)
+
+    assert isinstance(extraction, Extraction)
+    assert all(len(f.source) < 300 and len(f.target) < 300 for f in extraction.facts)
+
+
+def test_the_worst_case_reads_a_bounded_number_of_sentences(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """64 KB of one long line of clauses that every pattern half-matches: lines are cut and a
+    sentence longer than MAX_SENTENCE_LENGTH is not read, so the clause matching runs on a
+    bounded amount of text whatever the input (no wall clock: the work is counted)."""
+    calls: list[int] = []
+    read_clause = rules._Reader._read_clause
+
+    def counted(self: rules._Reader, clause: rules._Clause, previous: object) -> None:
+        calls.append(len(clause.text))
+        read_clause(self, clause, previous)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rules._Reader, "_read_clause", counted)
+    text = "The migration is blocked by the refactor and " * 1500
+
+    extract(text[:65536])
+
+    assert sum(calls) <= rules.MAX_SENTENCE_LENGTH * 2
+    assert all(length <= rules.MAX_SENTENCE_LENGTH for length in calls)

@@ -16,6 +16,7 @@ from memory.models import Claim, Entity, Episode, Graph, Observation, PipelineRu
 from memory.pipeline import run_pipeline
 from memory.processing import process_episode
 from memory.publishing import insert_links, insert_models, insert_values, uses_copy
+from memory.summarize import PROMPT_VERSION
 from tests.conftest import IngestFn
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
 from tests.scenarios import SEED
@@ -186,5 +187,22 @@ def test_a_run_failing_mid_publish_leaves_the_previous_observations_and_nothing_
     assert (retry.counts["updated"], retry.counts["retired"]) == (1, 1)
     previous.refresh_from_db()
     assert (previous.status, previous.retired_reason) == ("retired", "superseded")
+    assert (previous.retired_by_run, previous.retired_at) == (retry, retry.published_at)
     assert previous.retirement["successors"] == [
         str(Observation.objects.get(graph=graph, status=Observation.Status.ACTIVE).uuid)]
+
+
+@pytest.mark.django_db
+def test_a_published_observation_carries_its_clusters_counts_and_its_summarys_audit(
+    graph: Graph, ingest: IngestFn, fake_openai: Any
+) -> None:
+    ingest(graph, SEED)
+
+    (observation,) = Observation.objects.filter(graph=graph)
+    call = observation.llm_call
+    assert (observation.status, observation.version) == ("active", 1)
+    assert observation.name == "Recurring pattern"  # the fake model's name for it
+    assert (observation.episode_count, observation.fact_count, observation.people_count) == (
+        observation.episodes.count(), observation.facts.count(), 3)
+    assert observation.prompt_version == PROMPT_VERSION
+    assert observation.tokens == call.tokens_in + call.tokens_out > call.tokens_in > 0

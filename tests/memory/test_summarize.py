@@ -21,6 +21,8 @@ from memory.summarize import (
     PROMPT_VERSION,
     ClusterEvidence,
     SummaryOutcome,
+    read_claim,
+    read_summary,
     render_batch,
     summarize_clusters,
 )
@@ -577,3 +579,65 @@ def test_a_big_cluster_is_shown_as_a_bounded_deterministic_prompt() -> None:
     assert shown.text == again.text
     assert "and 194 more" in shown.text  # the structure digest lists a few and counts the rest
     assert len(shown.text) < 4_000
+
+
+# -- reading one cluster's answer ------------------------------------------------------------------
+
+
+def shown_seed() -> Any:
+    (shown,) = render_batch([seed().evidence()])
+    return shown
+
+
+SHAPE = 'the answer needs a "name" string and a "claims" list'
+
+
+@pytest.mark.parametrize("answer", [
+    {"id": 1, "name": 3, "claims": []},
+    {"id": 1, "name": "Pattern", "claims": "A waits on B."},
+], ids=["name not a string", "claims not a list"])
+def test_an_answer_of_the_wrong_shape_is_refused_saying_so(answer: dict[str, Any]) -> None:
+    assert read_summary(answer, shown_seed(), []) == (None, [SHAPE])
+
+
+def test_a_malformed_claim_refuses_the_whole_summary_even_beside_good_ones() -> None:
+    shown = shown_seed()
+    number = next(n for n, f in shown.facts.items() if f == 201)
+    good = {"text": "The API Migration waits on the Auth Service Refactor.", "facts": [number]}
+
+    summary, problems = read_summary({"id": 1, "name": "Pattern", "claims": [
+        {"text": 7, "facts": [number]}, good]}, shown, [])
+
+    assert summary is None
+    assert problems == ['claim 1 needs a "text" string and integer "facts"']
+
+
+@pytest.mark.parametrize("raw", [
+    "A waits on B.",
+    {"text": 7, "facts": [1]},
+    {"text": "A waits on B.", "facts": "1"},
+    {"text": "A waits on B.", "facts": ["1"]},
+    {"text": "A waits on B.", "facts": [True]},
+], ids=["not an object", "text not a string", "facts not a list", "a number not an integer",
+        "a boolean for a number"])
+def test_a_claim_needs_a_text_and_integer_fact_numbers(raw: Any) -> None:
+    assert read_claim(raw, {1: 201}) is None
+
+
+def test_a_claim_is_read_with_its_facts_once_each_in_order_and_a_full_stop() -> None:
+    claim = read_claim({"text": "  A waits\non B ", "facts": [2, 1, 2]}, {1: 201, 2: 204})
+
+    assert claim is not None and not isinstance(claim, str)
+    assert (claim.text, claim.fact_ids) == ("A waits on B.", (204, 201))
+
+
+def test_a_name_asserting_a_cause_is_refused_before_anything_is_published() -> None:
+    shown = shown_seed()
+    number = next(n for n, f in shown.facts.items() if f == 201)
+
+    summary, problems = read_summary({"id": 1, "name": "The refactor causes the delays",
+                                      "claims": [{"text": "The API Migration waits on the Auth "
+                                                          "Service Refactor.",
+                                                  "facts": [number]}]}, shown, [])
+
+    assert summary is None and problems == ['the name says "cause"']

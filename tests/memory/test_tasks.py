@@ -106,3 +106,12 @@ def test_a_graph_settles_after_its_debounce_and_idles_once_run(graph: Graph,
 
     run_pipeline(graph)
     assert settle_delay(graph) is None  # nothing new since the run
+
+
+@pytest.mark.django_db
+def test_the_processing_task_takes_its_graphs_queue(graph: Graph) -> None:
+    store_without_processing(graph, minutes_ago=0)
+    first = graph.episodes.order_by("pk").first()
+
+    assert tasks.process_episodes([first.pk]) == {"processed": 3}
+    assert set(Episode.objects.values_list("status", flat=True)) == {"processed"}

@@ -73,3 +73,57 @@ def test_an_explicit_end_skips_facts_already_closed() -> None:
     closings = decide_explicit(APR_28, [open_, closed])
 
     assert [c.span.key for c in closings] == ["open"]
+
+
+# --- The boundaries (each found by a surviving mutant: ``make mutation``) -------------------------
+
+
+def test_a_span_holds_from_its_start_until_just_before_its_end() -> None:
+    ended = plan("standard", STANDARD, JAN, invalid_at=APR_28)
+    still = plan("enterprise", ENTERPRISE, APR_28)
+
+    assert [ended.holds_at(t) for t in (JAN, MAR, APR_28)] == [True, True, False]
+    assert ended.holds_at(datetime(2025, 12, 31, tzinfo=UTC)) is False
+    assert [still.holds_at(t) for t in (MAR, APR_28, datetime(2030, 1, 1, tzinfo=UTC))] == [
+        False, True, True]
+
+
+def test_a_statement_ends_what_began_at_the_very_same_moment() -> None:
+    same_moment = Span("same", 1, "DEPENDS_ON", 9, valid_at=MAR)
+
+    assert [c.span.key for c in decide_explicit(MAR, [same_moment])] == ["same"]
+    assert [c.span.key for c in decide_resolution(MAR, [same_moment])] == ["same"]
+
+
+def test_expired_spans_are_never_closed_again() -> None:
+    expired = Span("expired", 1, "DEPENDS_ON", 9, valid_at=JAN, expired=True)
+
+    assert decide_explicit(MAR, [expired]) == ()
+    assert decide_resolution(MAR, [expired]) == ()
+    assert decide_single_valued(plan("pro", PRO, MAR), [
+        Span("old", 1, "ON_PLAN", STANDARD, valid_at=JAN, expired=True)]).closings == ()
+
+
+def test_a_value_said_at_the_same_moment_is_neither_closed_nor_closing() -> None:
+    standard = plan("standard", STANDARD, MAR)
+
+    decision = decide_single_valued(plan("enterprise", ENTERPRISE, MAR), [standard])
+
+    assert (decision.closings, decision.new_ends_at, decision.new_ended_by) == ((), None, None)
+
+
+def test_a_value_that_ended_as_the_new_one_begins_is_left_alone() -> None:
+    standard = plan("standard", STANDARD, JAN, invalid_at=MAR)
+
+    assert decide_single_valued(plan("pro", PRO, MAR), [standard]).closings == ()
+
+
+def test_a_backfill_ends_at_the_nearest_later_value_ties_broken_by_creation_order() -> None:
+    later_first_made = Span("enterprise", 1, "ON_PLAN", ENTERPRISE, valid_at=APR_28, rank=(0, 2))
+    later_made_after = Span("pro", 1, "ON_PLAN", PRO, valid_at=APR_28, rank=(0, 5))
+    latest = Span("standard", 1, "ON_PLAN", STANDARD, valid_at=datetime(2026, 6, 1, tzinfo=UTC))
+    backfill = plan("basic", 13, JAN)
+
+    decision = decide_single_valued(backfill, [latest, later_made_after, later_first_made])
+
+    assert decision.new_ends_at == APR_28 and decision.new_ended_by is later_first_made

@@ -117,8 +117,15 @@ class EpisodeInput(serializers.Serializer):
     content = serializers.CharField(required=False, help_text="Text (≤ 64 KB).")
     data = serializers.DictField(required=False, help_text="For json episodes.")
     source = serializers.CharField(required=False, max_length=100)
+    url = serializers.CharField(required=False, max_length=500,
+                                help_text="Its address in the tool it came from (http/https). A "
+                                          "customer's message with the address of its ticket or "
+                                          "thread belongs to that thread.")
     entities = SuppliedEntityInput(many=True, required=False)
     facts = SuppliedFactInput(many=True, required=False)
+    read_text = serializers.BooleanField(
+        required=False, help_text="With facts: read the content too (the rules or the model) "
+                                  "and record its facts beside the given ones.")
 
 
 class EpisodeAddedSerializer(serializers.Serializer):
@@ -368,6 +375,16 @@ class ImportInput(serializers.Serializer):
         required=False, max_length=64,
         help_text="The IANA zone of times written without an offset (a Jira CSV: the exporting "
                   "user's zone); UTC by default.")
+    mapping = serializers.CharField(
+        required=False, max_length=2000,
+        help_text="`csv`: which column is which field (`reference_time=Created,"
+                  "content=Description,customer=Organization,status=Status,...`); `zendesk`: "
+                  "which fields name the issue, product and plan (`issue=custom_field:27642,"
+                  "plan=organization_field:plan`). Without it, the mapping the graph last "
+                  "imported this format with.")
+    encoding = serializers.CharField(
+        required=False, max_length=40,
+        help_text="`csv`: the file's encoding when it is not UTF-8 (`latin-1`, `cp1252`...).")
 
 
 class ImportProblemSerializer(serializers.Serializer):

@@ -24,8 +24,9 @@ from memory.api.errors import ApiError
 from memory.api.idempotency import idempotent
 from memory.api.pagination import keyset_page, offset_cursor, read_offset
 from memory.api.v1 import serializers as s
+from memory.importers.mappings import MappingError, parse_mapping
 from memory.importers.model import zone
-from memory.importers.runs import start_import
+from memory.importers.runs import MAPPED_FORMATS, start_import
 from memory.models import Entity, Episode, Fact, ImportRun, Observation, PipelineRun
 
 ERROR = s.ErrorSerializer
@@ -322,7 +323,9 @@ class ImportListView(ApiView):
         operation_id="imports_start", request={"multipart/form-data": s.ImportInput},
         responses={202: s.ImportRunSerializer, **WRITE_ERRORS, **errors(413)}, tags=["imports"],
         description="Import a tracker export (`github`, `jira`, `jira-csv`, `linear`, "
-                    "`bugzilla`): one episode per change, with its facts. Answers with the "
+                    "`bugzilla`), a support desk's or chat's (`zendesk`, `slack`) or any CSV "
+                    "with a column `mapping` (`csv`): one episode per change or message, with "
+                    "its facts. Answers with the "
                     "import run at once; poll it for progress. A file of the wrong format "
                     "fails the run with the reason and stores nothing; re-importing stores "
                     "only what is new.",
@@ -336,12 +339,20 @@ class ImportListView(ApiView):
             raise ApiError(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "payload_too_large",
                            f"file: {upload.size} bytes; the limit is "
                            f"{settings.UPLOAD_MAX_BYTES}.", param="file")
-        options = {key: data[key] for key in ("base_url", "timezone") if data.get(key)}
+        options = {key: data[key] for key in ("base_url", "timezone", "mapping", "encoding")
+                   if data.get(key)}
         try:
             zone(options.get("timezone"))
         except ValueError as exc:
             raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid", f"timezone: {exc}.",
                            param="timezone") from None
+        if "mapping" in options:
+            try:
+                parse_mapping(options["mapping"], MAPPED_FORMATS.get(data["format"], ()),
+                              what="mapping")
+            except MappingError as exc:
+                raise ApiError(status.HTTP_400_BAD_REQUEST, "invalid", f"{exc}.",
+                               param="mapping") from None
         run = start_import(the_graph, data["format"], upload.read(), filename=upload.name or "",
                            since=data.get("since"), options=options, user=request.user)
         run.refresh_from_db()

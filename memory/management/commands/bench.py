@@ -17,17 +17,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from memory.bench.alternatives import NETWORKX_MISSING
 from memory.bench.fake_openai import FakeOpenAI
+from memory.bench.import_bench import measure_imports
 from memory.bench.imports import render as render_imports
 from memory.bench.imports import run_import_bench
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
+from memory.bench.support_corpus import SKLEARN_MISSING
+from memory.bench.support_corpus import compare as compare_support_corpus
 
+PARTS = ("scenarios", "support-corpus", "support-imports")
+DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
 FULL_SIZES = [1_000, 10_000, 100_000]
 QUICK_SIZES = [150]
 TEXT_MAX_SIZE = 10_000
@@ -57,15 +63,27 @@ class Command(BaseCommand):
                                  "the real samples end to end); on by default")
         parser.add_argument("--imports-only", action="store_true",
                             help="only the tracker import figures")
+        parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
+                            help="the generated scenarios; the real support corpus grouped by "
+                                 "us and by TF-IDF + k-means; the support formats' import "
+                                 "throughput (all by default)")
+        parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
+                            help="directory of the labelled corpus (support-corpus part)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["imports_only"]:
             self._imports(options)
             return
+        parts = options["parts"]
         try:
             import networkx  # noqa: F401
         except ImportError:
             raise CommandError(NETWORKX_MISSING) from None
+        if "support-corpus" in parts:
+            try:
+                import sklearn  # noqa: F401
+            except ImportError:
+                raise CommandError(SKLEARN_MISSING) from None
         quick = options["quick"]
         sizes = options["sizes"] or (QUICK_SIZES if quick else FULL_SIZES)
         out = Path(options["out"])
@@ -79,9 +97,17 @@ class Command(BaseCommand):
         )
         server = None if options["no_llm"] else FakeOpenAI().start()
         started = time.perf_counter()
-        results = []
+        results: list[dict[str, Any]] = []
+        extras: dict[str, Any] = {}
         try:
-            for size in sizes:
+            if "support-corpus" in parts:
+                self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
+                extras["support_corpus"] = compare_support_corpus(Path(options["corpus"]))
+            if "support-imports" in parts:
+                tickets = 2_000 if quick else 20_000
+                self.stderr.write(f"bench: import throughput, {tickets:,} tickets per format…")
+                extras["support_imports"] = measure_imports(tickets, seed=options["seed"])
+            for size in (sizes if "scenarios" in parts else []):
                 forms = options["forms"] or (
                     ["text", "structured"] if size <= TEXT_MAX_SIZE else ["structured"])
                 for form in forms:
@@ -92,12 +118,12 @@ class Command(BaseCommand):
                         results.append(run_case(scenario, size, form, case_options, server))
                         self.stderr.write(f"  done in {time.perf_counter() - case_started:.1f} s")
                         # Written after every case: a long run interrupted keeps what it measured.
-                        write_outputs(out, results, self._meta(started, server))
+                        write_outputs(out, results, self._meta(started, server), extras)
         finally:
             if server:
                 server.stop()
-        self.stdout.write(render_text(results))
-        json_path, md_path = write_outputs(out, results, self._meta(started, server))
+        self.stdout.write(render_text(results, extras))
+        json_path, md_path = write_outputs(out, results, self._meta(started, server), extras)
         self.stdout.write(f"\nwrote {json_path} and {md_path}")
         if options["imports"]:
             self._imports(options)
@@ -119,6 +145,8 @@ class Command(BaseCommand):
             "seconds": time.perf_counter() - started,
             "database": connection.vendor,
             "llm": "fake OpenAI server" if server else "off (template summaries)",
+            # Other work on the machine slows wall-clock figures (the import throughput's).
+            "load_average": [round(x, 2) for x in os.getloadavg()],
         }
 
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory.bench.extraction_bench import (
+    BATCHES,
     GENRES,
     SPLITS,
     load_corpus,
@@ -33,6 +34,10 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=[*SPLITS, "both"], default="both")
         parser.add_argument("--genre", action="append", choices=GENRES,
                             help="only this genre (repeatable); all by default")
+        parser.add_argument("--batch", action="append", choices=BATCHES,
+                            help="only this batch (repeatable): 'original' (the episodes the "
+                                 "split was frozen on) or 'dev-extra' (dev-only episodes added "
+                                 "later); all by default")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",
@@ -43,9 +48,12 @@ class Command(BaseCommand):
         if not corpus.is_dir():
             raise CommandError(f"no corpus directory {corpus}")
         splits = SPLITS if options["split"] == "both" else (options["split"],)
-        episodes = load_corpus(corpus, splits=splits, genres=options["genre"])
+        episodes = load_corpus(corpus, splits=splits, genres=options["genre"],
+                               batches=options["batch"])
         if not episodes:
-            raise CommandError(f"no labelled episodes in {corpus} for {', '.join(splits)}")
+            raise CommandError(f"no labelled episodes in {corpus} for {', '.join(splits)}"
+                               + (f" in {', '.join(options['batch'])}" if options["batch"]
+                                  else ""))
         result = run_extraction_bench(episodes)
         figures = result.figures()
         meta = {

@@ -13,7 +13,8 @@ from memory.models import Graph
 
 class Command(BaseCommand):
     help = (
-        "Import a tracker export (one episode per change, with its facts). Prints 'stored N, "
+        "Import a tracker, help desk or chat export (one episode per change or message, with its "
+        "facts). Prints 'stored N, "
         "duplicates M, rejected K' and exits non-zero when any item or change was rejected; "
         "a file of the wrong format stores nothing."
     )
@@ -32,6 +33,14 @@ class Command(BaseCommand):
         parser.add_argument("--timezone", help="the zone of times written without an offset "
                                                "(a Jira CSV: the exporting user's zone; "
                                                "default UTC)")
+        parser.add_argument("--map", dest="mapping",
+                            help="csv: which column is which field (\"external_id=Ticket ID,"
+                                 "reference_time=Created,content=Description,"
+                                 "customer=Organization,status=Status,...\"); zendesk: which "
+                                 "fields name the issue, product and plan "
+                                 "(\"issue=custom_field:27642,plan=organization_field:plan\")")
+        parser.add_argument("--encoding", help="csv: the file's encoding when it is not UTF-8 "
+                                               "(latin-1, cp1252...)")
         parser.add_argument(
             "--no-process", action="store_true", help="store only; leave extraction to workers"
         )
@@ -45,7 +54,8 @@ class Command(BaseCommand):
             if not options["create"]:
                 raise CommandError(f"unknown graph {slug!r}; pass --create to create it")
             graph = Graph.objects.create(slug=slug, name=options["name"] or slug)
-        reader_options = {k: options[k] for k in ("base_url", "timezone") if options[k]}
+        reader_options = {k: options[k] for k in ("base_url", "timezone", "mapping", "encoding")
+                          if options[k]}
         try:
             report = import_export(graph, options["format"], payload, since=since,
                                    options=reader_options, process=not options["no_process"])

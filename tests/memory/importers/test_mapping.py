@@ -135,3 +135,50 @@ def test_a_tracking_item_in_anothers_dependencies_is_tracked_by_it() -> None:
 
     record = map_items([meta])[-1].record
     assert facts(record) == {("BIGGER", "TRACKS", "META", False)}
+
+
+# --- What people wrote, and facts kept in fields (support desks and chat) ---------------------
+
+
+def test_a_changes_words_are_its_content_read_beside_the_facts_joining_the_thread() -> None:
+    ticket = Item(tool="desk", key="Ticket #7", title="Cannot log in", created_at=at(2),
+                  type="WorkItem", reporters=(Party("Acme Corp", "Customer"),),
+                  source="desk:Acme Mobile", url="https://desk.example/7", changes=[
+                      Change(at=at(2), key="created", created=True, status="New",
+                             actor=Party("Acme Corp", "Customer"),
+                             text="Our users get an error on sign-in."),
+                      Change(at=at(3), key="comment-1", actor=Party("Dana", "Person"),
+                             text="Could you send a screenshot?")])
+
+    created, comment = (m.record for m in map_items([ticket]))
+    assert created["content"] == "Cannot log in\n\nOur users get an error on sign-in."
+    assert created["read_text"] is True
+    assert created["source"] == "desk:Acme Mobile"
+    assert facts(created) == {("Acme Corp", "REPORTED", "Ticket #7", False),
+                              ("Ticket #7", "HAS_STATUS", "New", False)}
+    assert comment["content"] == "Could you send a screenshot?"
+    assert comment["author"] == "Dana"
+    assert {"name": "Dana", "type": "Person"} in comment["entities"]
+    assert facts(comment) == {("Acme Corp", "REPORTED", "Ticket #7", False)}
+
+
+def test_words_on_a_finished_item_are_an_episode_without_its_thread() -> None:
+    ticket = item("A-1", Change(at=at(3), key="solved", status="Done"),
+                  Change(at=at(4), key="comment", actor=Party("Bob"), text="Thanks, all good."))
+
+    last = map_items([ticket])[-1].record
+    assert last["content"] == "Thanks, all good."
+    assert last["facts"] == [] and "read_text" not in last
+
+
+def test_statements_are_recorded_as_given_and_join_the_thread() -> None:
+    from memory.importers.model import Statement
+
+    ticket = item("A-1", Change(at=at(3), key="fields", statements=(
+        Statement(Party("Acme", "Customer"), "ON_PLAN", Party("Enterprise", "Plan")),)))
+
+    fields = map_items([ticket])[-1].record
+    assert facts(fields) == {("Alice", "REPORTED", "A-1", False),
+                             ("Acme", "ON_PLAN", "Enterprise", False)}
+    plan = next(f for f in fields["facts"] if f["relation"] == "ON_PLAN")
+    assert (plan["source_type"], plan["target_type"]) == ("Customer", "Plan")

@@ -53,7 +53,7 @@ def texts_to_pointers(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0011_one_queued_run_per_graph'),
+        ('memory', '0013_episode_extraction_note'),
     ]
 
     operations = [

@@ -1,0 +1,46 @@
+"""Celery's Redis transport, with one failure made survivable.
+
+When the broker connection drops while the worker waits on Redis (it nearly always does), Celery
+collects the connection and then closes it. The close reaches a channel that still holds
+delivered, unacknowledged messages and tries to put them back — through a connection whose
+transport the collection already detached, so kombu fails with ``AttributeError: 'NoneType'
+object has no attribute 'hostname'``, which is not a connection error: the worker logged
+"Unrecoverable error" and exited (issue #15, 1 Redis stop in 3), and its queue waited for a
+person to restart it.
+
+Here a channel whose connection is gone leaves those messages where they are: Redis keeps every
+delivered message in its "unacked" set until it is acknowledged, and redelivers it once the
+visibility timeout passes — as it does for a worker killed outright. (The work they stand for is
+recovered sooner by the sweep: stale episodes, queued runs and settle checks.)
+
+Selected by ``CELERY_BROKER_TRANSPORT`` whenever ``REDIS_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kombu.transport import redis
+
+logger = logging.getLogger(__name__)
+
+
+class QoS(redis.QoS):
+    def restore_unacked(self, client: Any = None) -> Any:
+        if client is None and getattr(self.channel.connection, "client", None) is None:
+            if self._delivered:
+                logger.warning(
+                    "broker connection closed with %d unacknowledged message(s): left in Redis "
+                    "for redelivery after the visibility timeout", len(self._delivered))
+            self._delivered.clear()
+            return None
+        return super().restore_unacked(client)
+
+
+class Channel(redis.Channel):
+    QoS = QoS
+
+
+class Transport(redis.Transport):
+    Channel = Channel

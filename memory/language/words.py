@@ -1,0 +1,96 @@
+"""Words: their part of speech, their lemma, and whether a text is English.
+
+Parts of speech are Penn Treebank tags from TextBlob's ``PatternTagger`` (``NN`` noun, ``NNP``
+proper noun, ``VBZ`` verb in the third person, ``RB`` adverb, ``PRP`` pronoun...). The tagger is
+used word by word, as TextBlob ships it (its lexicon and suffix rules; TextBlob's English parser
+applies no contextual rules), so a word's tag does not depend on its neighbours: the rules
+extractor uses tags to *veto* (a pronoun, a finite verb or an adverb is never part of an entity
+name), never to find facts on their own.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import simplemma
+from textblob.en.taggers import PatternTagger
+
+_TAGGER = PatternTagger()
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+_NUMBER = re.compile(r"[#v]?\d[\d.,:/x-]*")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_COMMON_ENGLISH = frozenset(
+    {"the", "is", "are", "was", "were", "to", "and", "of", "in", "on", "for", "with", "it",
+     "this", "that", "we", "our", "my", "i", "you", "be", "been", "has", "have", "not", "by",
+     "from", "at", "will", "can", "but", "they", "their", "which", "an", "or"}
+)
+_SAMPLE = 4000
+"""Characters of a text the language check reads (its start)."""
+ENGLISH_SHARE = 0.5
+MIN_WORDS_FOR_LANGUAGE = 4
+"""Below this many words a text is too short to say it is not English (a name, "LGTM", "+1")."""
+
+
+@lru_cache(maxsize=65536)
+def tag(word: str) -> str:
+    """The part of speech of one word (Penn Treebank tag), e.g. ``tag("says") == "VBZ"``."""
+    if not word.strip():
+        return ""
+    if _NUMBER.fullmatch(word):
+        return "CD"  # the lexicon knows "2" as a preposition ("2 go"): a number is a number
+    tagged = _TAGGER.tag(word, tokenize=False)
+    return tagged[0][1] if tagged else ""
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(word: str) -> bool:
+    """Whether the word, in lower case, is in the tagger's English lexicon as something other
+    than a proper noun ("hope", "move", "go" are; "brian", "scottmcm" are not)."""
+    from textblob.en import lexicon
+
+    found = lexicon.get(word.lower())
+    return found is not None and found not in {"NNP", "NNPS"}
+
+
+@lru_cache(maxsize=65536)
+def lemma(word: str) -> str:
+    """The dictionary form of a word, lower case (``"crashed"`` → ``"crash"``)."""
+    lowered = word.lower()
+    if not _LATIN_LETTER.search(lowered):
+        return lowered
+    return simplemma.lemmatize(lowered, lang="en").lower()
+
+
+def lemmas(text: str) -> list[str]:
+    """The lemma of each word of a text, in order (punctuation dropped)."""
+    return [lemma(word) for word in _WORD.findall(text)]
+
+
+def language_of(text: str) -> str | None:
+    """``"en"`` when the text reads as English, ``"other"`` when it clearly does not (most of
+    its words are not English words, or most of its letters are of another script), ``None``
+    when it is too short to tell (a name, "LGTM", "+1")."""
+    sample = text[:_SAMPLE]
+    if sample.isascii():
+        if len(_LATIN_LETTER.findall(sample)) < 12:
+            return None
+    else:
+        letters = len(_LETTER.findall(sample))
+        if letters < 12:
+            return None
+        if len(_LATIN_LETTER.findall(sample)) / letters < 0.5:
+            return "other"  # mostly another script (Cyrillic, Arabic, Hebrew, CJK...)
+    words = _WORD.findall(sample)
+    if len(words) < MIN_WORDS_FOR_LANGUAGE:
+        return None
+    # A shortcut, not the decision: text whose first words include several of English's most
+    # frequent function words is English (a set look-up instead of a dictionary's lemmas).
+    needed = 1 if len(words) < 12 else 2 if len(words) < 30 else 3
+    if len(_COMMON_ENGLISH.intersection(w.lower() for w in words[:40])) >= needed:
+        return "en"
+    # The share of words simplemma finds in its English dictionary (names and identifiers
+    # count against it, so the bar is low: French or German text scores under 0.4).
+    share = simplemma.in_target_language(" ".join(words), lang="en")
+    return "en" if share >= ENGLISH_SHARE else "other"

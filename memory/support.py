@@ -1,0 +1,117 @@
+"""Support semantics (issue #14): which brand a support message belongs to, and what that means
+for the problems it reports. Pure functions of names and extractions, no ORM.
+
+A support queue often serves several brands or products (a help desk's brands, a vendor's
+trackers, the brand accounts of a social-media desk). "Login failures" at one brand and "login
+failures" at another are two problems: one brand's fix ends nothing at the other, and a support
+lead must never see them merged into one observation. So the problems (``Issue``) and products
+(``Product``) a support message names belong to its brand: their names carry it
+(``Login Failures (Warp)``). What brands genuinely share stays shared and may link them — the
+customer, an event both followed (``PRECEDED_BY``: co-occurrence, never a cause), a service, a
+plan — so two brands' messages meet in one observation only when their facts say so.
+
+A customer's message that lives in a ticket or a thread (its ``url``: a help desk's ticket, a
+tracker's issue) is part of that ticket's thread: its author reported the ticket
+(``REPORTED``, which links by target), as every episode an importer maps from a ticket says. So
+a ticket's messages are one thread even when their words name no problem the extractor knows
+("same here", "still happening on 4.2"), and tickets of one problem meet through it. A GitHub
+issue's address names the thread as the GitHub importer names the issue (``owner/repo#12``).
+
+The brand comes from the episode's ``source``: ``<channel>:<brand>`` (``support:warp``,
+``zendesk:Acme Mobile``) names it after the colon; a source that is only a tool or a channel
+(``zendesk``, ``support``, ``email``…) names none; any other source is the brand itself (the
+brand account a message was written to).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.names import normalize_name
+
+SCOPED_TYPES = frozenset({"Issue", "Product"})
+"""What belongs to a brand. Customers, people, events, services and plans do not."""
+
+CHANNELS = frozenset({
+    "api", "chat", "csv", "email", "mail", "freshdesk", "helpdesk", "help desk", "hubspot",
+    "import", "intercom", "phone", "slack", "sms", "support", "ticket", "tickets", "web",
+    "zendesk", "messenger", "twitter", "whatsapp", "facebook",
+})
+"""Sources that name a tool or a channel, not a brand."""
+
+
+def brand_of(source: str) -> str | None:
+    """The brand a support message's ``source`` names, or None."""
+    text = " ".join(source.split())
+    if not text or "://" in text:
+        return None
+    if ":" in text:
+        return text.partition(":")[2].strip() or None
+    return None if text.lower() in CHANNELS else text
+
+
+def scoped(name: str, brand: str | None) -> str:
+    """``name`` as its brand's: ``Login Failures (Warp)``; unchanged without a brand, or when
+    the name already says the brand (``Warp``, ``Warp Login``)."""
+    if not brand:
+        return name
+    key, brand_key = normalize_name(name), normalize_name(brand)
+    if not brand_key or brand_key in key or key in brand_key:
+        return name
+    return f"{name} ({brand})"
+
+
+_GITHUB = re.compile(r"^https?://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def thread_of(url: str) -> str | None:
+    """The ticket or thread a message's address names: ``owner/repo#12`` for a GitHub issue or
+    pull request (its comments' ``#issuecomment-…`` anchors included), else the address
+    without its fragment."""
+    text = url.strip()
+    if not text.startswith(("http://", "https://")):
+        return None
+    match = _GITHUB.match(text)
+    if match:
+        return f"{match.group(1)}#{match.group(2)}"
+    return text.split("#", 1)[0].rstrip("/") or None
+
+
+def with_thread(extraction: Extraction, author: str, url: str) -> Extraction:
+    """The extraction of a customer's message, plus that the customer reported its thread."""
+    thread = thread_of(url)
+    if not thread or not author:
+        return extraction
+    fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
+                         f"{author} wrote in {thread}.")
+    return replace(extraction, facts=[*extraction.facts, fact])
+
+
+def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
+    """The extraction with the problems and products it names made the brand's."""
+    if not brand:
+        return extraction
+
+    def name(value: str, type_: str | None) -> str:
+        return scoped(value, brand) if type_ in SCOPED_TYPES else value
+
+    def entity(e: ExtractedEntity) -> ExtractedEntity:
+        return replace(e, name=name(e.name, e.type))
+
+    def fact(f: ExtractedFact) -> ExtractedFact:
+        return replace(f, source=name(f.source, f.source_type),
+                       target=name(f.target, f.target_type))
+
+    def closure(c: ExtractedClosure) -> ExtractedClosure:
+        target = name(c.target, c.target_type) if c.target is not None else None
+        return replace(c, source=name(c.source, c.source_type), target=target)
+
+    return replace(
+        extraction,
+        entities=[entity(e) for e in extraction.entities],
+        facts=[fact(f) for f in extraction.facts],
+        closures=[closure(c) for c in extraction.closures],
+        author=entity(extraction.author) if extraction.author else None,
+    )

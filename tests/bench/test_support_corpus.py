@@ -1,0 +1,112 @@
+"""The support corpus's side by side: purity and recall as defined, the TF-IDF + k-means baseline
+per brand, and the bench part that prints both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from memory.bench.support_corpus import (
+    Message,
+    load_support_corpus,
+    score_grouping,
+    tfidf_kmeans_groups,
+)
+
+CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
+
+
+def message(ident: str, brand: str, problem: str | None, content: str = "") -> Message:
+    return Message(ident, brand, problem, content or ident)
+
+
+MESSAGES = [
+    message("a1", "A", "login"), message("a2", "A", "login"), message("a3", "A", "login"),
+    message("a4", "A", "crash"), message("a5", "A", "crash"), message("a6", "A", None),
+    message("b1", "B", "login"), message("b2", "B", "login"), message("b3", "B", "once"),
+]
+
+
+def test_purity_is_the_share_of_grouped_messages_in_their_groups_majority_problem() -> None:
+    scores = score_grouping(MESSAGES, [["a1", "a2", "a4"], ["a5", "a6"], ["b1", "b2"]])
+    # a1, a2 (majority login), b1, b2 are pure; a4 is not; [a5, a6] ties → the class named
+    # first, ("", "a6") < ("A", "crash"): a6 is its own class, so a5 is not pure and a6 is.
+    assert scores.clustered == 7
+    assert scores.purity == pytest.approx(5 / 7)
+
+
+def test_a_message_without_a_problem_is_never_a_majority_with_others() -> None:
+    scores = score_grouping(MESSAGES, [["a6", "a1", "a2"]])
+    assert scores.purity == pytest.approx(2 / 3)
+
+
+def test_recall_counts_messages_of_recurring_problems_grouped_with_one_of_their_own() -> None:
+    scores = score_grouping(MESSAGES, [["a1", "a2", "a4"], ["a5", "a6"], ["b1", "b2"]])
+    # Recurring: a1–a3 (login A), a4–a5 (crash A), b1–b2 (login B) = 7; b3 and a6 are not.
+    # Together with their own: a1, a2, b1, b2.
+    assert scores.recurring == 7
+    assert scores.recall == pytest.approx(4 / 7)
+
+
+def test_the_same_problem_name_of_two_brands_is_two_problems() -> None:
+    scores = score_grouping(MESSAGES, [["a1", "b1"], ["a2", "b2"]])
+    assert scores.recall == 0.0
+    assert scores.mixed == 2
+
+
+def test_singletons_are_no_groups_and_leave_coverage_down() -> None:
+    scores = score_grouping(MESSAGES, [["a1"], ["a2", "a3"]])
+    assert scores.groups == 1
+    assert scores.coverage == pytest.approx(2 / 9)
+
+
+def test_per_brand_scores_count_that_brands_messages_only() -> None:
+    scores = score_grouping(MESSAGES, [["a1", "a2"], ["b1", "b2", "b3"]], brand="B")
+    assert (scores.messages, scores.groups, scores.clustered) == (3, 1, 3)
+    assert scores.purity == pytest.approx(2 / 3)
+    assert scores.recall == 1.0
+
+
+def test_the_baseline_makes_k_groups_per_brand_from_the_gold_number_of_problems() -> None:
+    words = {"login": "cannot sign in password login fails", "crash": "app crashes on start",
+             "once": "invoice total wrong"}
+    messages = [message(m.external_id, m.brand, m.problem,
+                        words.get(m.problem or "", "please send logs") + " " + m.external_id)
+                for m in MESSAGES]
+    groups = tfidf_kmeans_groups(messages)
+    a_groups = [g for g in groups if g[0].startswith("a")]
+    b_groups = [g for g in groups if g[0].startswith("b")]
+    assert len(a_groups) <= 2 and len(b_groups) <= 2  # k = 2 problems each
+    assert sorted(i for g in groups for i in g) == sorted(m.external_id for m in messages)
+    assert all(len({i[0] for i in g}) == 1 for g in groups)  # never across brands
+
+
+def test_the_support_corpus_has_its_175_labelled_messages_of_four_brands() -> None:
+    records, messages = load_support_corpus(CORPUS)
+    assert len(records) == len(messages) == 175
+    assert {m.brand for m in messages} == {"Docker Desktop", "Warp", "Bitwarden", "Tailscale"}
+    assert [r["reference_time"] for r in records] == sorted(r["reference_time"] for r in records)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_bench_prints_ours_and_the_baseline_side_by_side(tmp_path: Path, capsys) -> None:
+    call_command("bench", "--parts", "support-corpus", "--out", str(tmp_path), "--no-llm")
+    printed = capsys.readouterr().out
+    assert "purity ours" in printed and "purity TF-IDF" in printed
+    for brand in ("Docker Desktop", "Warp", "Bitwarden", "Tailscale"):
+        assert brand in printed
+    saved = json.loads((tmp_path / "bench.json").read_text())["support_corpus"]
+    assert saved["messages"] == 175
+    overall = saved["rows"][0]
+    assert overall["brand"] == "all" and overall["gold_problems"] == 14
+    assert overall["baseline"]["coverage"] == 1.0  # k-means places every message
+    assert 0.0 <= overall["ours"]["purity"] <= 1.0
+    assert overall["ours"]["mixed"] == 0  # no group holds two brands' messages
+    assert overall["ours_words_only"]["coverage"] <= overall["ours"]["coverage"]
+    assert "from the words alone" in printed
+    assert (tmp_path / "bench.md").read_text().count("**Support corpus") == 2

@@ -1,0 +1,85 @@
+"""Documents: headings give context, list items are read one by one, what is not prose (code,
+tables, quotations, comments, signatures) is left unread."""
+
+from __future__ import annotations
+
+from memory.language.documents import MAX_LINE_LENGTH, MAX_LINES, Passage, read_document
+
+AGENDA = """# Weekly triage
+
+## MCPs blocked on unresolved concerns
+- "Amend target policy" compiler-team#123
+  - waiting on @bob
+
+- "Add hygiene attributes" compiler-team#692
+
+PRs waiting on team:
+- #1234 Stabilize foo
+
+Everyone agreed to meet again next week.
+"""
+
+
+def test_list_items_carry_their_headings_and_parents_and_headings_are_no_passages() -> None:
+    document = read_document(AGENDA)
+
+    assert document.passages == [
+        Passage('"Amend target policy" compiler-team#123',
+                ("Weekly triage", "MCPs blocked on unresolved concerns"), (), item=True),
+        Passage("waiting on @bob", ("Weekly triage", "MCPs blocked on unresolved concerns"),
+                ('"Amend target policy" compiler-team#123',), item=True),
+        Passage('"Add hygiene attributes" compiler-team#692',
+                ("Weekly triage", "MCPs blocked on unresolved concerns"), (), item=True),
+        Passage("#1234 Stabilize foo",
+                ("Weekly triage", "MCPs blocked on unresolved concerns", "PRs waiting on team"),
+                (), item=True),
+        Passage("Everyone agreed to meet again next week.",
+                ("Weekly triage", "MCPs blocked on unresolved concerns"), (), item=True),
+    ]
+
+
+def test_code_tables_quotations_and_comments_are_skipped_and_counted() -> None:
+    document = read_document(
+        "Status:\n```\nblocked_on(x)\n```\n| a | b |\n|---|---|\n| x | y |\n"
+        "> Farah wrote that the migration slipped\n<!-- blocked on the auth refactor -->\n"
+        "The export is done.\n"
+    )
+
+    assert [p.text for p in document.passages] == ["Status:", "The export is done."]
+    assert document.skipped == {"code": 1, "table": 3, "quote": 1}
+
+
+def test_wrapped_lines_and_continued_items_join_their_sentence() -> None:
+    document = read_document(
+        "This commit moves Cargo onto stable Rust now that the necessary fs features\n"
+        "have been stabilized.\n\n"
+        "* Michael reports this has been sent to the board, a few comments from Charlie\n"
+        "    we have addressed.\n"
+    )
+
+    assert [p.text for p in document.passages] == [
+        "This commit moves Cargo onto stable Rust now that the necessary fs features have been "
+        "stabilized.",
+        "Michael reports this has been sent to the board, a few comments from Charlie we have "
+        "addressed.",
+    ]
+
+
+def test_a_ticket_header_names_its_sender_and_a_sign_off_its_signature() -> None:
+    document = read_document("Ticket from Globex: our exports keep failing.\n\nThanks,\nJane Doe\n")
+
+    assert document.sender == "Globex"
+    assert document.signature == "Jane Doe"
+    assert [p.text for p in document.passages] == ["our exports keep failing."]
+
+
+def test_the_first_line_is_kept_as_the_title_line() -> None:
+    assert read_document("\n\n# Docker won't start #1089\nIt hangs.").first_line == (
+        "# Docker won't start #1089")
+
+
+def test_a_document_is_read_to_a_bounded_size() -> None:
+    document = read_document(("word " * 1000 + "\n") * (MAX_LINES + 10))
+
+    assert len(document.passages) <= MAX_LINES
+    assert all(len(p.text) <= MAX_LINE_LENGTH for p in document.passages)

@@ -1,0 +1,119 @@
+"""Support semantics: a message's brand, and the problems and products it names as its brand's."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.support import brand_of, scope_to_brand, scoped
+
+
+@pytest.mark.parametrize(("source", "brand"), [
+    ("support:warpdotdev/warp", "warpdotdev/warp"),
+    ("zendesk:Acme Mobile", "Acme Mobile"),
+    ("AppleSupport", "AppleSupport"),
+    ("zendesk", None), ("Support", None), ("email", None), ("", None), ("zendesk:", None),
+    ("https://desk.example/tickets", None),
+])
+def test_the_brand_is_after_the_channel_or_the_source_itself_unless_a_channel(
+        source: str, brand: str | None) -> None:
+    assert brand_of(source) == brand
+
+
+def test_a_name_is_made_its_brands_unless_it_already_says_the_brand() -> None:
+    assert scoped("Login Failures", "Warp") == "Login Failures (Warp)"
+    assert scoped("Warp Login", "Warp") == "Warp Login"
+    assert scoped("Login Failures", None) == "Login Failures"
+
+
+def test_only_problems_and_products_belong_to_a_brand() -> None:
+    extraction = Extraction(
+        extractor="rules@1",
+        entities=[ExtractedEntity("Sync", "Product"), ExtractedEntity("Acme", "Customer")],
+        facts=[ExtractedFact("Acme", "Customer", "REPORTED", "Sync Failures", "Issue", "s"),
+               ExtractedFact("Sync Failures", "Issue", "AFFECTS", "Sync", "Product", "s"),
+               ExtractedFact("Sync Failures", "Issue", "PRECEDED_BY", "Nightly Backfill",
+                             "Event", "s")],
+        closures=[ExtractedClosure("Acme", "Customer", "REPORTED", "Sync Failures", "Issue",
+                                   "s")],
+        author=ExtractedEntity("Acme", "Customer"))
+
+    scoped_ = scope_to_brand(extraction, "Bitwarden")
+    assert [(f.source, f.target) for f in scoped_.facts] == [
+        ("Acme", "Sync Failures (Bitwarden)"),
+        ("Sync Failures (Bitwarden)", "Sync (Bitwarden)"),
+        ("Sync Failures (Bitwarden)", "Nightly Backfill")]
+    assert [e.name for e in scoped_.entities] == ["Sync (Bitwarden)", "Acme"]
+    assert scoped_.closures[0].target == "Sync Failures (Bitwarden)"
+    assert scope_to_brand(extraction, None) is extraction
+
+
+# --- Through the product: two brands, one symptom ---------------------------------------------
+
+
+def ticket(n: int, customer: str, source: str, text: str) -> dict:
+    return {"external_id": f"t{n}", "author": customer, "source": source, "content": text,
+            "reference_time": f"2026-11-{10 + n:02d}T09:00:00+00:00"}
+
+
+@pytest.mark.django_db
+def test_the_same_symptom_at_two_brands_is_two_problems_each_recurring(graph, ingest) -> None:
+    from memory.models import Entity, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "Acme Corp", "zendesk:Nimbus", "Our exports keep failing."),
+        ticket(2, "Globex", "zendesk:Nimbus", "We keep seeing export failures."),
+        ticket(3, "Initech", "zendesk:Cirrus", "Our exports keep failing."),
+        ticket(4, "Hooli", "zendesk:Cirrus", "We keep seeing export failures."),
+    ])
+    run_pipeline(graph)
+
+    issues = set(Entity.objects.filter(graph=graph, type="Issue").values_list("name", flat=True))
+    assert issues == {"Export Failures (Nimbus)", "Export Failures (Cirrus)"}
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert sorted(groups) == [["t1", "t2"], ["t3", "t4"]]
+
+
+@pytest.mark.parametrize(("url", "thread"), [
+    ("https://github.com/docker/for-mac/issues/3357", "docker/for-mac#3357"),
+    ("https://github.com/docker/for-mac/issues/3357#issuecomment-1", "docker/for-mac#3357"),
+    ("https://help.example.com/tickets/1001/", "https://help.example.com/tickets/1001"),
+    ("help.example.com/tickets/1001", None), ("", None),
+])
+def test_a_messages_thread_is_named_by_its_address(url: str, thread: str | None) -> None:
+    from memory.support import thread_of
+
+    assert thread_of(url) == thread
+
+
+@pytest.mark.django_db
+def test_customers_messages_of_one_ticket_are_one_thread_whatever_their_words(
+        graph, ingest) -> None:
+    from memory.models import Observation
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url},
+        {**ticket(2, "lee", "support:acme/app", "Same here, on 4.2 too."),
+         "url": url + "#issuecomment-9"},
+        {**ticket(3, "sam", "support:acme/app", "Same here."),
+         "url": "https://github.com/acme/app/issues/13"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2"]]
+
+
+@pytest.mark.django_db
+def test_an_importers_episode_is_not_given_a_thread_from_its_address(graph, ingest) -> None:
+    from memory.models import Fact
+
+    ingest(graph, [{**ticket(1, "Acme Corp", "zendesk", "Thanks, all good."),
+                    "url": "https://acme.zendesk.com/agent/tickets/7", "facts": [],
+                    "entities": [{"name": "Acme Corp", "type": "Customer"}]}])
+    assert not Fact.objects.filter(graph=graph, relation="REPORTED").exists()
