@@ -201,7 +201,7 @@ def test_a_published_observation_carries_its_clusters_counts_and_its_summarys_au
     (observation,) = Observation.objects.filter(graph=graph)
     call = observation.llm_call
     assert (observation.status, observation.version) == ("active", 1)
-    assert observation.name == "Recurring pattern"  # the fake model's name for it
+    assert observation.name == "Pattern around API Migration"  # the fake model's name for it
     assert (observation.episode_count, observation.fact_count, observation.people_count) == (
         observation.episodes.count(), observation.facts.count(), 3)
     assert observation.prompt_version == PROMPT_VERSION
