@@ -17,10 +17,11 @@ DEFAULTS: dict[str, Any] = {
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no
     # limit (memory.spend); how long new updates may wait for others to share their extraction
-    # call (memory.processing.model_queue): 30 hours, longer than a day so that a graph of a few
-    # updates a day shares each call with the next day's (README, "What the model costs").
+    # call (memory.processing.model_queue): an hour, so a status update is read the hour it is
+    # written. A graph of a few updates a day shares calls across days only with a wait over a
+    # day, which its owner may choose on the settings page (README, "What the model costs").
     "monthly_token_budget": None,
-    "model_wait_seconds": 108_000,
+    "model_wait_seconds": 3_600,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}

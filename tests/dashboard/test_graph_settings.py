@@ -55,7 +55,7 @@ def test_members_read_the_spend_per_day_and_per_run_with_model_and_prompt_versio
     assert "fake-model-1 · summary-2" in html
     assert "fake-model-1 · entity-summary-2" in html
     assert "700 in / 200 out" in html and "300 in / 80 out" in html
-    assert "<code>model_wait_seconds</code></dt><dd>108000" in html
+    assert "<code>model_wait_seconds</code></dt><dd>3600" in html
     assert "Only owners change these." in html
 
 
