@@ -97,7 +97,7 @@ class Episode(models.Model):
         "Entity", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     source = models.CharField(max_length=100, blank=True)
-    url = models.URLField(max_length=500, blank=True)
+    url = models.URLField(max_length=500, blank=True, default="", db_default="")
     """Where it lives in the tool it came from (a tracker item's page): every page links back."""
     type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
     content = models.TextField(blank=True)
@@ -115,7 +115,7 @@ class Episode(models.Model):
     processing_started_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
     extractor = models.CharField(max_length=80, blank=True)
-    extraction_note = models.CharField(max_length=200, blank=True)
+    extraction_note = models.CharField(max_length=200, blank=True, default="", db_default="")
     """Why its extractor found no facts at all, when it said ("not understood by the rules
     extractor", "language not supported"); empty otherwise."""
 

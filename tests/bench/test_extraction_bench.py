@@ -175,6 +175,7 @@ def _row(output: str, heading: str, first_cell: str) -> list[str]:
     raise AssertionError(f"no row {first_cell!r} under {heading!r}")
 
 
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_prints_precision_and_recall_per_genre_and_relation(
         tiny_corpus: Path, tmp_path: Path) -> None:
     output = _run("--corpus", str(tiny_corpus), "--out", str(tmp_path / "out"))
@@ -199,6 +200,7 @@ def test_the_command_prints_precision_and_recall_per_genre_and_relation(
     assert written["episodes_per_second"] > 0
 
 
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_reads_one_split_and_one_genre_when_asked(
         tiny_corpus: Path, tmp_path: Path) -> None:
     output = _run("--corpus", str(tiny_corpus), "--split", "dev", "--genre", "support",
@@ -208,6 +210,7 @@ def test_the_command_reads_one_split_and_one_genre_when_asked(
     assert _row(output, "dev split, per genre", "all")[1] == "2"
 
 
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_reads_one_batch_when_asked(tiny_corpus: Path, tmp_path: Path) -> None:
     extra = _record("x1", "The search page is blocked on the index rebuild.", "tracker", "dev",
                     [_gold("search page", "DEPENDS_ON", "index rebuild",
@@ -230,6 +233,7 @@ def test_the_command_reads_one_batch_when_asked(tiny_corpus: Path, tmp_path: Pat
              "--out", str(tmp_path / "d"))
 
 
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
