@@ -99,7 +99,11 @@ MAPPED_FORMATS = {"csv": table.FIELDS, "zendesk": zendesk.MAPPED}
 
 def remembered_mapping(graph: Graph, fmt: str) -> dict[str, str]:
     row = ImportMapping.objects.filter(graph=graph, format=fmt).first()
-    return dict(row.mapping) if row else {}
+    if row is None:
+        return {}
+    # In the format's field order: PostgreSQL's jsonb keeps keys in its own order, not ours.
+    order = {name: position for position, name in enumerate(MAPPED_FORMATS[fmt])}
+    return dict(sorted(row.mapping.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 def remember_mapping(graph: Graph, fmt: str, mapping: str | dict[str, str]) -> None:
