@@ -56,10 +56,18 @@ def _fast_password_hashing() -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _session_cache_prefix() -> None:
-    """Keys of this test session never meet those of an earlier one in a shared Redis."""
+    """Keys of this test session never meet those of an earlier one in a shared Redis.
+
+    Set in the settings, not on the cache object: a test that overrides ``CACHES`` rebuilds the
+    caches from the settings when it ends, and a prefix set on the object alone was lost then —
+    this process and the worker it starts (``CACHE_PREFIX``) stopped sharing the pipeline's
+    settle marks, and the worker tests after the outage tests waited for a run that never came."""
+    from django.conf import settings
     from django.core.cache import caches
 
-    caches["default"].key_prefix = SESSION_CACHE_PREFIX
+    settings.CACHES = {alias: {**config, "KEY_PREFIX": SESSION_CACHE_PREFIX}
+                       for alias, config in settings.CACHES.items()}
+    caches.__init__()  # rebuilt from the settings just changed
 
 
 @pytest.fixture(autouse=True)
