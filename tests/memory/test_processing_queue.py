@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as settings_for_hypothesis
+from hypothesis import strategies as st
 
 from memory import tasks
 from memory.api import selectors as api_selectors
@@ -122,3 +126,77 @@ def test_after_its_time_budget_a_call_hands_its_graph_over() -> None:
 
     assert counts == {"processed": 1, "skipped": 2}
     assert handed == [ids[1]]
+
+
+# --- Order independence, as a property ------------------------------------------------------------
+
+# Six deliveries whose facts depend on what came before: a dependency, its earlier restatement
+# (a revision), a second dependency, a status, a backfill from before them all, and two endings.
+HISTORY = [
+    [update(11, "The API migration is blocked. I'm waiting on the auth service refactor.",
+            said=START + 3 * DAY)],
+    [update(12, "The API migration is waiting on the auth service refactor.", said=START)],
+    [update(13, "The billing export is blocked on the data warehouse upgrade, which the data "
+                "team owns.", said=START + 4 * DAY),
+     update(14, "The search reindex is waiting on the data warehouse upgrade.",
+            said=START + 4 * DAY)],
+    [update(15, "The API migration is on hold.", said=START - 2 * DAY)],
+    [update(16, "The API migration is back on track. I'm no longer waiting on the auth service "
+                "refactor.", said=START + 6 * DAY)],
+    [update(17, "The data warehouse upgrade shipped today.", said=START + 5 * DAY)],
+]
+HISTORY_ARRIVED = [START + 7 * DAY + timedelta(minutes=n) for n in range(len(HISTORY))]
+
+
+def deliver_history(graph: Graph, n: int) -> list[int]:
+    return ingest_records(graph, list(enumerate(HISTORY[n], start=1)), now=HISTORY_ARRIVED[n],
+                          process=False).stored_ids
+
+
+def history_answers(graph: Graph) -> dict[str, Any]:
+    moments = [START + n * DAY for n in range(-3, 9)] + [
+        moment + timedelta(seconds=30) for moment in HISTORY_ARRIVED]
+
+    def rows(facts: Any) -> list[tuple[Any, ...]]:
+        return sorted((f.source.name, f.relation, f.target.name, f.valid_at, f.invalid_at)
+                      for f in facts)
+
+    return {
+        "as_of": {m: rows(api_selectors.facts(graph, as_of=m)) for m in moments},
+        "known_at": {m: rows(api_selectors.facts(graph, known_at=m)) for m in moments},
+        "episodes": sorted(Episode.objects.filter(graph=graph).values_list("external_id",
+                                                                          "status")),
+    }
+
+
+@pytest.mark.django_db
+@settings_for_hypothesis(max_examples=25, deadline=None,
+                         suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(arrival=st.permutations(range(len(HISTORY))),
+       crashes=st.sets(st.integers(0, len(HISTORY) - 1), max_size=3))
+def test_whatever_order_tasks_arrive_in_and_wherever_workers_die_the_facts_are_the_same(
+    arrival: list[int], crashes: set[int], settings: Any
+) -> None:
+    """Every delivery is ingested in turn; its task reaches a worker in a random order, and at
+    random steps the worker that takes it dies holding what it claimed; the sweep recovers the
+    lost claims. World time (as_of) and system time (known_at) answers equal one clean worker's."""
+    clean = Graph.objects.create(slug=f"clean-{uuid4().hex[:8]}", name="Clean")
+    for n in range(len(HISTORY)):
+        process_episodes(deliver_history(clean, n))
+    graph = Graph.objects.create(slug=f"shuffled-{uuid4().hex[:8]}", name="Shuffled")
+    tasks_by_delivery = [deliver_history(graph, n) for n in range(len(HISTORY))]
+
+    lost: list[int] = []
+    for step, n in enumerate(arrival):
+        if step in crashes:  # the worker claims the head of the graph's queue and dies
+            claimed, _ = claim_next(graph.pk, limit=2)
+            lost += [episode.pk for episode in claimed]
+        else:
+            process_episodes(tasks_by_delivery[n])
+    settings.EPISODE_STALE_SECONDS = 60
+    Episode.objects.filter(pk__in=lost).update(
+        processing_started_at=timezone.now() - timedelta(minutes=5))
+    tasks.sweep()
+
+    assert history_answers(graph) == history_answers(clean)
+    assert not Episode.objects.filter(graph=graph).exclude(status="processed").exists()
