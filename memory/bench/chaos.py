@@ -411,7 +411,13 @@ def _settle(graph: Graph, timeout: float) -> None:
         if not unfinished and published is not None and published >= version:
             return
         time.sleep(0.5)
-    raise RuntimeError(f"{graph.slug} did not settle within {timeout:.0f} s")
+    episodes = dict(Episode.objects.filter(graph=graph).values_list("status").annotate(
+        n=Count("pk")).order_by())
+    runs = dict(PipelineRun.objects.filter(graph=graph).values_list("status").annotate(
+        n=Count("pk")).order_by())
+    raise RuntimeError(
+        f"{graph.slug} did not settle within {timeout:.0f} s: episodes {episodes}, runs {runs}, "
+        f"data version {version}, last published {published}")
 
 
 def _outcome(label: str, graph: Graph, batches: list[list[dict[str, Any]]], *,
