@@ -175,6 +175,7 @@ def test_a_tracking_item_tracks_its_items_and_ranks_the_open_ones_by_what_waits_
     assert names(story, [tracker.tracker_id]) == ["Meta Bug"]
     assert [(names(story, [i.entity_id])[0], i.open, i.reach) for i in tracker.items] == [
         ("Bug 2", True, 2), ("Bug 3", True, 1), ("Bug 4", True, 0), ("Bug 1", False, 0)]
+    assert [i.state for i in tracker.items] == ["open", "open", "unknown", "done"]
 
 
 def test_a_tracker_reads_tracks_n_items_m_open_and_is_never_a_root_blocker() -> None:
@@ -182,14 +183,15 @@ def test_a_tracker_reads_tracks_n_items_m_open_and_is_never_a_root_blocker() -> 
     structure = analysed_tracker(story)
     summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
 
-    assert summary.name == "Meta Bug tracking 4 items, 3 open"
+    # Bug 4 is only tracked: nothing says it is open (it was "3 open" before issue #13's prose).
+    assert summary.name == "Meta Bug tracking 4 items, 2 open"
     assert summary.claims[0].text == (
-        "The Meta Bug tracks 4 items, 3 open; the most waited on first: the Bug 2 (2 items "
-        "waiting), the Bug 3 (1 item waiting) and the Bug 4.")
+        "The Meta Bug tracks 4 items: 2 open, 1 done and 1 with no status in these updates; the "
+        "most waited on first: Bug 2 (2 items waiting) and Bug 3 (1 item waiting).")
     # What waits on the tracked items is the same tree: its root blockers follow.
     roots = structure.dependency.root_blockers
     assert [names(story, r.members) for r in roots] == [["Bug 2"], ["Bug 3"]]
-    assert summary.claims[1].text.startswith("The Bug 2, with no owner named in these updates")
+    assert summary.claims[1].text.startswith("Bug 2, with no owner named in these updates")
 
 
 def test_work_waiting_on_a_tracker_waits_on_what_it_still_tracks() -> None:
