@@ -101,8 +101,12 @@ class BlockerSummary:
 
     @property
     def reach_text(self) -> str:
+        # No "0 people": a tracker's items and a customer's issue often name no person.
+        items = _plural(self.reach_work_items, "work item")
+        if not self.reach_people:
+            return f"clears {items}"
         people = "1 person" if self.reach_people == 1 else f"{self.reach_people} people"
-        return f"clears {people}, {_plural(self.reach_work_items, 'work item')}"
+        return f"clears {people}, {items}"
 
 
 @dataclass(frozen=True, slots=True)
