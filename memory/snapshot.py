@@ -297,15 +297,17 @@ def load_details(
 
 
 TITLE_CANDIDATES = 20
-"""Updates read per item for its title: the latest ingested of those stating its facts."""
+"""Updates read per item for its title: the latest (by reference time) of those stating its
+facts."""
 
 
 def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict[int, EntityInfo]:
     """The entities named by a tracker's key (``Bug 446261``, ``ATL-12``) with the title their
-    importer gave them: of the last ``TITLE_CANDIDATES`` updates (by id) stating a current fact
-    about the item anywhere in the graph, the latest by reference time that names one — a
-    renamed item reads by its new title. Only keys are looked up: a graph of written updates
-    reads no episode here."""
+    importer gave them: the title named by the latest update (by reference time, then id)
+    stating a current fact about the item anywhere in the graph — a renamed item reads by its
+    new title, whatever order the updates were ingested in. Only keys are looked up (a graph of
+    written updates reads no episode here), and of each item's updates only the reference times
+    and then the ``TITLE_CANDIDATES`` latest updates' entities are read."""
     keyed = {e.id: e for e in entities.values() if looks_like_key(e.name)}
     if not keyed:
         return {}
@@ -315,7 +317,10 @@ def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict
             updates[row[2]].add(row[0])
         if row[4] in keyed:
             updates[row[4]].add(row[0])
-    wanted = {e for found in updates.values() for e in sorted(found)[-TITLE_CANDIDATES:]}
+    when = dict(_select_by_ids(Episode, ("id", "reference_time"),
+                               {e for found in updates.values() for e in found}))
+    wanted = {e for found in updates.values()
+              for e in sorted(found, key=lambda e: (when.get(e), e))[-TITLE_CANDIDATES:]}
     by_name = {normalize_name(e.name): e.id for e in keyed.values()}
     latest: dict[int, tuple[datetime, int, str]] = {}
     for pk, reference_time, supplied in _select_by_ids(
