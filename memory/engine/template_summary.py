@@ -74,6 +74,7 @@ LIST_LIMIT = 3
 _ARTICLE_TYPES = frozenset({"WorkItem", "Team", "Service", "Issue", "Event", "Product"})
 _NAMED_WHEN_NUMBERED = frozenset({"Event", "Product"})
 _NUMBERED = re.compile(r"^[A-Za-z]+ #?\d+$")
+_TICKET_NUMBER = re.compile(r"\(#\d+\)")
 # The keys the importers name items by: Bugzilla, Zendesk, Jira / Linear, GitHub.
 _KEY = re.compile(r"^(?:Bug \d+|Ticket #\d+|[A-Z][A-Z0-9_]*-\d+|[\w.-]+/[\w.-]+#\d+)$")
 TITLE_CHARS = 90
@@ -90,6 +91,13 @@ def looks_like_key(name: str) -> bool:
     ``ATL-12``, ``owner/repo#12``. What waits on keys are items, not workstreams; an imported
     one has a title (``memory.snapshot.load_titles``)."""
     return bool(_KEY.match(name))
+
+
+def title_like(name: str) -> bool:
+    """A name that is a ticket's words, not a noun: it starts in lower case or with a mark
+    ("your login on the website does not work (#13509)"), or carries its ticket's number
+    ("Autofill no longer works on Chrome (#11050)"). It takes no article."""
+    return not name[:1].isupper() or bool(_TICKET_NUMBER.search(name))
 
 
 def numbered(name: str) -> bool:
@@ -189,7 +197,7 @@ class _Writer:
         # tracker's key ("Bug 446261", "ATL-12").
         if entity.type in _NAMED_WHEN_NUMBERED and any(c.isdigit() for c in plain):
             return name
-        if numbered(plain) or self.title(entity_id):
+        if numbered(plain) or self.title(entity_id) or title_like(plain):
             return name
         return f"the {name}"
 

@@ -351,3 +351,22 @@ def test_a_key_never_takes_an_article_and_a_written_name_still_does() -> None:
 
     assert "ATL-12" in text and "the ATL-12" not in text
     assert text.startswith("The Auth Service Refactor")
+
+
+def test_a_name_that_is_a_tickets_words_takes_no_article() -> None:
+    # Names the support corpus's messages gave (tests/corpus): a title with its ticket's number,
+    # and one in lower case.
+    story = Story().declare("Issue", "Autofill no longer works on Chrome (#11050)",
+                            "your login on the website does not work (#13509)")
+    story.declare("Customer", "cyberfox1", "Sicken-jarvis")
+    story.episode("cyberfox1", ("cyberfox1", "REPORTED", "Autofill no longer works on Chrome "
+                                "(#11050)"), ("Sicken-jarvis", "REPORTED", "your login on the "
+                                              "website does not work (#13509)"))
+    story.episode("Sicken-jarvis", ("Sicken-jarvis", "REPORTED", "your login on the website "
+                                    "does not work (#13509)"))
+
+    text = summary_of(story).summary
+
+    assert "reported Autofill no longer works on Chrome (#11050)" in text
+    assert "reported your login on the website does not work (#13509)" in text
+    assert "the Autofill" not in text and "the your" not in text
