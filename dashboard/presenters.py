@@ -101,8 +101,12 @@ class BlockerSummary:
 
     @property
     def reach_text(self) -> str:
+        # No "0 people": a tracker's items and a customer's issue often name no person.
+        items = _plural(self.reach_work_items, "work item")
+        if not self.reach_people:
+            return f"clears {items}"
         people = "1 person" if self.reach_people == 1 else f"{self.reach_people} people"
-        return f"clears {people}, {_plural(self.reach_work_items, 'work item')}"
+        return f"clears {people}, {items}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,16 @@ class IssueSummary:
     issue: EntityRef
     reporters: int
     recurring_events: list[str]
+    reporter_types: frozenset[str] = frozenset()
+
+    @property
+    def reporters_text(self) -> str:
+        """ "7 customers", "2 people", or "3 reporters" for a mix (or types unknown)."""
+        if self.reporter_types == {"Customer"}:
+            return _plural(self.reporters, "customer")
+        if self.reporter_types == {"Person"}:
+            return "1 person" if self.reporters == 1 else f"{self.reporters} people"
+        return _plural(self.reporters, "reporter")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +152,12 @@ def change_since(observation: Observation, since: datetime | None) -> str:
     return "updated"
 
 
+CARD_REPORTERS = 50
+
+
 def card_entity_ids(observation: Observation) -> list[int]:
-    """The entities a card links to: its single root blocker and its top issue (prefetch them
-    with ``selectors.with_card_entities`` before ``card``)."""
+    """The entities a card links to: its single root blocker and its top issue, and the issue's
+    reporters (prefetch them with ``selectors.with_card_entities`` before ``card``)."""
     structure = observation.structure or {}
     ids = []
     roots = (structure.get("dependency") or {}).get("root_blockers") or []
@@ -149,6 +166,9 @@ def card_entity_ids(observation: Observation) -> list[int]:
     issues = (structure.get("recurring") or {}).get("issues") or []
     if issues:
         ids.append(int(issues[0]["issue"]))
+        # Its reporters' types: "7 customers", not "7 reporters" (a bounded few: beyond them the
+        # card says "reporters").
+        ids += [int(r["reporter"]) for r in issues[0].get("reports", [])[:CARD_REPORTERS]]
     return ids
 
 
@@ -182,9 +202,12 @@ def card(observation: Observation, since: datetime | None,
     issues = (structure.get("recurring") or {}).get("issues") or []
     if issues:
         top = issues[0]
+        types = {str(e.pk): e.type for e in observation.entities.all()}
+        reporters = [str(r["reporter"]) for r in top.get("reports", [])]
         issue = IssueSummary(
             issue=_ref(top["issue"], refs, names),
-            reporters=len(top.get("reports", [])),
+            reporters=len(reporters),
+            reporter_types=frozenset(types.get(r, "") for r in reporters),
             recurring_events=[
                 _name(names, e["event"])
                 for e in (structure.get("recurring") or {}).get("recurring_events", [])

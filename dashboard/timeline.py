@@ -390,7 +390,7 @@ def _draw_updates(timeline: Timeline, episodes: Sequence[Episode],
         height = max(2.0, (TRACK_H - 10) * count / busiest)
         timeline.ticks.append(Tick(
             x=x0 + 0.5, y=y + TRACK_H - 5 - height, width=max(1.0, x1 - x0 - 1), height=height,
-            title=f"{count} updates on {day:%a %-d %b}",
+            title=f"{count} update{'' if count == 1 else 's'} on {day:%a %-d %b}",
             href=reverse("episodes", args=[slug]) + f"?since={day:%Y-%m-%d}&until={day:%Y-%m-%d}",
         ))
     timeline.notes.append(f"{total} updates: drawn as a bar per day.")
@@ -408,8 +408,9 @@ def _draw_lineages(timeline: Timeline, versions: Sequence[Observation], y: float
     scale = timeline.scale
     as_of = timeline.as_of or timezone.now()
     height = len(shown) * LANE_H + ROW_PAD * 2
-    timeline.rows.append(Row(label=label, sublabel=f"{len(lineages)} patterns", href="", y=y,
-                             height=height, kind="track"))
+    patterns = f"{len(lineages)} pattern{'' if len(lineages) == 1 else 's'}"
+    timeline.rows.append(Row(label=label, sublabel=patterns, href="", y=y, height=height,
+                             kind="track"))
     for lane, chain in enumerate(shown):
         top = y + ROW_PAD + lane * LANE_H
         for position, version in enumerate(chain):

@@ -15,6 +15,8 @@ The record format (one JSON object per line, or one JSON array of them)::
      "source": "weekly-status",
      "url": "https://tracker.example/browse/ATL-12",   # optional: where it lives (http/https)
      "entities": [{"name": "Alice", "type": "Person"}],          # optional, pre-extracted
+                                              # (an importer's item: {"name": "ATL-12",
+                                              #  "type": "WorkItem", "title": "Checkout…"})
      "facts": [{"source": "API Migration", "relation": "DEPENDS_ON",
                 "target": "Auth Service Refactor", "fact": "...", "valid_at": "...",
                 "invalid_at": null, "source_type": "WorkItem", "target_type": "WorkItem"}],
@@ -52,6 +54,7 @@ MAX_AUTHOR_LENGTH = 200
 MAX_SOURCE_LENGTH = 100
 MAX_EXTERNAL_ID_LENGTH = 255
 MAX_URL_LENGTH = 500
+MAX_TITLE_LENGTH = 300
 MAX_FACTS_PER_EPISODE = 200
 WRITE_BATCH = 500
 MAX_UTC_OFFSET = timedelta(hours=16)
@@ -308,7 +311,16 @@ def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any
             entity_type = item.get("type")
             if entity_type is not None:
                 _check_type(f"{where}.type", entity_type, ontology)
-            entities.append({"name": name.strip(), "type": entity_type})
+            entity = {"name": name.strip(), "type": entity_type}
+            title = item.get("title")
+            if title is not None:
+                if not isinstance(title, str) or len(title) > MAX_TITLE_LENGTH:
+                    raise InvalidEpisode(f"{where}.title",
+                                         f"must be a string of at most {MAX_TITLE_LENGTH} "
+                                         "characters")
+                if title.strip():  # absent otherwise: earlier records hash as they did
+                    entity["title"] = " ".join(title.split())
+            entities.append(entity)
     facts = []
     if facts_raw is not None:
         if not isinstance(facts_raw, list):

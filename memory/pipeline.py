@@ -28,7 +28,12 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from memory.engine.clustering import ClusteringSettings, cluster_episodes, paused_gc
-from memory.engine.context import build_context, extend_clusters, settle_dependencies
+from memory.engine.context import (
+    build_context,
+    extend_clusters,
+    is_item_history,
+    settle_dependencies,
+)
 from memory.engine.lifecycle import SUPERSEDED, Created, Reconciliation, Retired, reconcile
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
@@ -37,10 +42,12 @@ from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
 from memory.snapshot import (
     completion_status_ids,
+    ended_status_ids,
     load_active_observations,
     load_details,
     load_ended_reports,
     load_snapshot,
+    load_titles,
 )
 from memory.spend import Budget
 from memory.summarize import ClusterEvidence, batch_size, summarize_clusters
@@ -235,6 +242,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         # closed it: structure never names a done item a root blocker.
         settled = settle_dependencies(snapshot.rows, completion_status_ids(graph, ontology))
         ended_reports = load_ended_reports(graph, as_of=as_of, is_now=is_now)
+        ended_statuses = ended_status_ids(graph, ontology)
 
     with progress.stage("cluster"), paused_gc():
         clustering = cluster_episodes(settled.rows, linking, snapshot.episode_authors,
@@ -242,8 +250,10 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         # The graph around the clusters: chains followed beyond their own updates (owners,
         # upstream, what trackers track, reports customers ended) become their evidence.
         context = build_context(settled.rows, clustering.suppressed_fact_ids, settled.done,
-                                ended_reports)
-        found = extend_clusters(clustering.clusters, context)
+                                ended_reports, ended_statuses)
+        # One item's own history is what its tracker shows, not a pattern across updates.
+        found = tuple(cluster for cluster in extend_clusters(clustering.clusters, context)
+                      if not is_item_history(cluster, context))
 
     with progress.stage("reconcile"), paused_gc():
         # Read after clustering: the evidence of observations a cluster matches by fingerprint
@@ -274,6 +284,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             # No texts: summaries are written from facts and structure (memory.summarize).
             texts=False, extra_facts=context.facts,  # ended reports are not among the rows
         )
+        # Tracker items read by their titles ("Bug 446261 “Clear Private Data…”").
+        details.entities.update(load_titles(details.entities, settled.rows))
         structures = {
             cluster.key: analyse_cluster(cluster, details.facts, details.entities,
                                          details.episodes, context)

@@ -18,8 +18,10 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
+from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
+from memory.names import normalize_name
 from memory.ontology import Ontology
 
 CHUNK = 5_000
@@ -106,6 +108,16 @@ def completion_status_ids(graph: Graph, ontology: Ontology) -> set[int]:
     return {
         pk for pk, name in Entity.objects.filter(graph=graph, type="Status")
         .values_list("pk", "name") if ontology.is_completion_status(name)
+    }
+
+
+def ended_status_ids(graph: Graph, ontology: Ontology) -> set[int]:
+    """The graph's status entities that mean "ended without being done" (won't fix,
+    duplicate...): a tracker counts them apart from its open and done items."""
+    return {
+        pk for pk, name in Entity.objects.filter(graph=graph, type="Status")
+        .values_list("pk", "name")
+        if ontology.is_final_status(name) and not ontology.is_completion_status(name)
     }
 
 
@@ -282,6 +294,47 @@ def load_details(
             kind, content, data = text
             episode_texts[pk] = content if kind != Episode.Type.JSON else _json_text(data)
     return Details(facts, entities, episodes, episode_texts, sentences)
+
+
+TITLE_CANDIDATES = 20
+"""Updates read per item for its title: the latest (by reference time) of those stating its
+facts."""
+
+
+def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict[int, EntityInfo]:
+    """The entities named by a tracker's key (``Bug 446261``, ``ATL-12``) with the title their
+    importer gave them: the title named by the latest update (by reference time, then id)
+    stating a current fact about the item anywhere in the graph — a renamed item reads by its
+    new title, whatever order the updates were ingested in. Only keys are looked up (a graph of
+    written updates reads no episode here), and of each item's updates only the reference times
+    and then the ``TITLE_CANDIDATES`` latest updates' entities are read."""
+    keyed = {e.id: e for e in entities.values() if looks_like_key(e.name)}
+    if not keyed:
+        return {}
+    updates: dict[int, set[int]] = defaultdict(set)
+    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
+        if row[2] in keyed:
+            updates[row[2]].add(row[0])
+        if row[4] in keyed:
+            updates[row[4]].add(row[0])
+    when = dict(_select_by_ids(Episode, ("id", "reference_time"),
+                               {e for found in updates.values() for e in found}))
+    wanted = {e for found in updates.values()
+              for e in sorted(found, key=lambda e: (when.get(e), e))[-TITLE_CANDIDATES:]}
+    by_name = {normalize_name(e.name): e.id for e in keyed.values()}
+    latest: dict[int, tuple[datetime, int, str]] = {}
+    for pk, reference_time, supplied in _select_by_ids(
+        Episode, ("id", "reference_time", "supplied"), wanted
+    ):
+        for named in (supplied or {}).get("entities", ()):
+            title = named.get("title")
+            entity_id = by_name.get(normalize_name(named.get("name", ""))) if title else None
+            if entity_id is None:
+                continue
+            if entity_id not in latest or (reference_time, pk) > latest[entity_id][:2]:
+                latest[entity_id] = (reference_time, pk, title)
+    return {entity_id: keyed[entity_id]._replace(title=title)
+            for entity_id, (_, _, title) in latest.items()}
 
 
 def _select_by_ids(

@@ -115,6 +115,8 @@ def tracker_measures(graph: Graph) -> dict[str, Any]:
         "open_trees_split_across_observations": split,
         "tracking_items": len(trackers),
         "tracking_items_shown_as_root_blockers": tracker_roots,
+        # What a project manager reads on the board (issue #13, "prose that reads").
+        "observations": sorted(o.name for o in active),
     }
 
 
@@ -177,4 +179,7 @@ def render(result: dict[str, Any]) -> str:
             value = row[key]
             cells.append(f"{value:>10.2f}" if isinstance(value, float) else f"{value:>10}")
         lines.append(f"{label:<34}" + "".join(cells))
+    for row in result["samples"]:
+        lines += ["", f"Observations of the {row['format']} sample, as the board names them"]
+        lines += [f"  {name}" for name in row.get("observations", [])] or ["  (none)"]
     return "\n".join(lines)

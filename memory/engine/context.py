@@ -15,11 +15,16 @@ Contract
     up, even where no resolution rule closed it (a dependency restated after the work shipped,
     a tracker's link imported after the status). ``settled`` maps each such fact to the status
     fact that completed it, so a retirement can cite it.
-``build_context(rows, suppressed_fact_ids, done, ended_reports) -> GraphContext``
+``build_context(rows, suppressed_fact_ids, done, ended_reports, ended_status_ids) -> GraphContext``
     One pass over the rows, keeping only what structure follows: dependencies, tracking links,
     owners of the items in them, completion statuses, and the reports customers ended. The
     suppressed facts (boilerplate) are left out: the graph that is followed is the one the
-    clusters were built from.
+    clusters were built from. Where something is tracked, a second pass tells each tracked
+    item's state (``TRACKED_STATES``): a tracker's "23 items, 7 open" counts only what the
+    updates say is open.
+``is_item_history(cluster, context) -> bool``
+    Whether a cluster is only one item's own history (its thread, one reporter, nothing joining
+    it to other work): not an observation.
 ``extend_clusters(clusters, context, max_depth) -> tuple[Cluster, ...]``
     Each cluster with dependencies or tracking links gets, as evidence, the graph's facts its
     structure needs beyond its own updates: the dependencies upstream of its items (bounded
@@ -39,6 +44,12 @@ from typing import NamedTuple
 
 from memory.engine.structure import DEPENDS_ON, HAS_STATUS, REPORTED, RESPONSIBLE_FOR, TRACKS
 from memory.engine.types import Cluster, FactInfo, Row
+
+TRACKED_STATES = ("open", "done", "ended", "unknown")
+"""A tracked item is *done* (a completion status), *ended* (ended without being done: won't fix,
+duplicate...), *open* (another status, or any other fact about it: someone owns it, reported it,
+waits on it) or *unknown*: the updates say nothing of it but that it is tracked (a [meta] bug's
+children outside the export)."""
 
 MAX_DEPTH = 8
 """How many dependencies beyond its own a chain is followed upstream."""
@@ -114,6 +125,13 @@ class GraphContext:
     carries)."""
     facts: dict[int, FactInfo] = field(default_factory=dict)
     """The ended reports as ``FactInfo``: they are not among a run's (current) rows."""
+    tracked_states: dict[int, str] = field(default_factory=dict)
+    """Tracked item → its state (``TRACKED_STATES``)."""
+
+    def state_of(self, item: int) -> str:
+        if item in self.done:
+            return "done"
+        return self.tracked_states.get(item, "open")
 
     def reach_of(self, item: int, limit: int = 10_000) -> set[int]:
         """Every item waiting on ``item`` through current dependencies (``item`` excluded)."""
@@ -134,6 +152,7 @@ def build_context(
     suppressed_fact_ids: Set[int] = frozenset(),
     done: Mapping[int, int] | None = None,
     ended_reports: Iterable[EndedReport] = (),
+    ended_status_ids: Set[int] = frozenset(),
 ) -> GraphContext:
     dependencies: dict[int, tuple[int, int]] = {}
     tracking: dict[int, tuple[int, int]] = {}
@@ -174,7 +193,35 @@ def build_context(
         owners={item: sorted(pairs, key=lambda p: p[1]) for item, pairs in owners.items()},
         done=dict(done or {}), ended_reports=dict(by_issue), fact_episodes=fact_episodes,
         facts=infos,
+        tracked_states=tracked_states(rows, {t for _, t in tracking.values()}, done or {},
+                                      ended_status_ids),
     )
+
+
+def tracked_states(
+    rows: Sequence[Row], tracked: Set[int], done: Mapping[int, int], ended_status_ids: Set[int]
+) -> dict[int, str]:
+    """Each tracked item's state (``TRACKED_STATES``). A second pass over the rows, only when
+    something is tracked."""
+    if not tracked:
+        return {}
+    ended: set[int] = set()
+    stated: set[int] = set()
+    for row in rows:
+        relation = row[3]
+        if relation == TRACKS:
+            continue
+        if row[2] in tracked:
+            stated.add(row[2])
+            if relation == HAS_STATUS and row[4] in ended_status_ids:
+                ended.add(row[2])
+        if row[4] in tracked:
+            stated.add(row[4])
+    return {
+        item: "done" if item in done else "ended" if item in ended
+        else "open" if item in stated else "unknown"
+        for item in tracked
+    }
 
 
 def extend_clusters(
@@ -199,6 +246,24 @@ def extend_clusters(
             ended_fact_ids=tuple(sorted(ended)),
         ))
     return tuple(extended)
+
+
+def is_item_history(cluster: Cluster, context: GraphContext) -> bool:
+    """One item's own history, which is no observation: every update of the cluster is held to
+    the others only by the item's thread — one reporter's ``REPORTED`` restated by each change
+    (DESIGN §9, "An item's history is one thread") — and none of its facts joins the item to
+    other work (a dependency, a tracking link) or ends a customer's report. The tracker already
+    shows an item's history; an observation is a pattern no single item states (a stalled item
+    is a view of its own, not a cluster)."""
+    if cluster.anchor is not None or cluster.ended_fact_ids or not cluster.links:
+        return False
+    if any(link.relation != REPORTED or link.source_id is not None for link in cluster.links):
+        return False
+    reports = {fact for link in cluster.links for fact in link.fact_ids}
+    if len({link.target_id for link in cluster.links}) != 1 or len(reports) != 1:
+        return False  # two items, or two reporters of one: a recurring report
+    return not any(fact in context.dependencies or fact in context.tracking
+                   for fact in cluster.fact_ids)
 
 
 def _extension(

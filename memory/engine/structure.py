@@ -210,12 +210,15 @@ class TrackedItem:
     fact_ids: tuple[int, ...]
     """The ``TRACKS`` facts saying it is tracked."""
     open: bool
+    """Not finished: open, or nothing said of it but that it is tracked."""
     reach: int
     """Work items waiting on it, directly or not, anywhere in the graph."""
+    state: str = "open"
+    """``memory.engine.context.TRACKED_STATES``: open, done, ended or unknown."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"entity": self.entity_id, "facts": list(self.fact_ids), "open": self.open,
-                "reach": self.reach}
+                "reach": self.reach, "state": self.state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -521,9 +524,9 @@ def analyse_trackers(
     entities: Mapping[int, EntityInfo],
     context: GraphContext | None,
 ) -> tuple[Tracker, ...]:
-    """The tracking items among the facts, each with what it tracks: open or done (a current
-    completion status anywhere in the graph), the open ones ranked by how many work items wait
-    on them in the graph."""
+    """The tracking items among the facts, each with what it tracks and its state anywhere in
+    the graph (open, done, ended, or unknown: nothing said of it but that it is tracked), the
+    unfinished ones ranked by how many work items wait on them in the graph."""
     tracked: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     owners: dict[int, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for f in cluster_facts:
@@ -531,18 +534,22 @@ def analyse_trackers(
             tracked[f.source_id][f.target_id].append(f.id)
         elif f.relation == RESPONSIBLE_FOR:
             owners[f.target_id][f.source_id].append(f.id)
-    done = context.done if context else {}
+    def state_of(item: int) -> str:
+        return context.state_of(item) if context else "open"
+
     found = []
     for tracker_id, items in tracked.items():
-        listed = [
-            TrackedItem(
+        listed = []
+        for item, fact_ids in items.items():
+            state = state_of(item)
+            unfinished = state in ("open", "unknown")
+            listed.append(TrackedItem(
                 entity_id=item,
                 fact_ids=_ids(fact_ids),
-                open=item not in done,
-                reach=len(context.reach_of(item)) if context and item not in done else 0,
-            )
-            for item, fact_ids in items.items()
-        ]
+                open=unfinished,
+                reach=len(context.reach_of(item)) if context and unfinished else 0,
+                state=state,
+            ))
         listed.sort(key=lambda i: (not i.open, -i.reach, _name_key(i.entity_id, entities)))
         found.append(Tracker(tracker_id, tuple(listed), parties(owners.get(tracker_id, {}),
                                                                entities)))

@@ -26,12 +26,18 @@ What it says
   how much work waits on them.
 * shared context: a neutral account of the signatures the updates share.
 
-Prose rules: names, never ids; dates as "16 Nov" ("16 Nov 2025" outside the year of the latest
-evidence); counts agree with their nouns ("1 workstream", "7 customers").
+Prose rules: names, never ids — a tracker's item, named by its key, reads with its title the
+first time the summary mentions it (``Bug 446261 “Clear Private Data should also reset last
+directory saved to”``) and by its key after; keys and proper names take no article ("Bug 446261",
+never "the Bug 446261") and keep their case at the start of a sentence (``mia@example.com``);
+dates as "16 Nov" ("16 Nov 2025" outside the year of the latest evidence); counts agree with their
+nouns ("1 workstream", "7 customers"). What a tracker tracks is counted as the updates say it is:
+open, done, ended, or with nothing said of it but that it is tracked — never "open" by default.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -67,6 +73,36 @@ LIST_LIMIT = 3
 # Backfill"); people, customers and plans are proper names.
 _ARTICLE_TYPES = frozenset({"WorkItem", "Team", "Service", "Issue", "Event", "Product"})
 _NAMED_WHEN_NUMBERED = frozenset({"Event", "Product"})
+_NUMBERED = re.compile(r"^[A-Za-z]+ #?\d+$")
+_TICKET_NUMBER = re.compile(r"\(#\d+\)")
+# The keys the importers name items by: Bugzilla, Zendesk, Jira / Linear, GitHub.
+_KEY = re.compile(r"^(?:Bug \d+|Ticket #\d+|[A-Z][A-Z0-9_]*-\d+|[\w.-]+/[\w.-]+#\d+)$")
+TITLE_CHARS = 90
+"""A title is clipped to this many characters in a claim (a Bugzilla summary runs to 255)."""
+NAME_TITLE_CHARS = 60
+"""...and to this many in an observation's name."""
+# Words the template starts sentences with in lower case; any other start is a name, whose case
+# is its own ("mia@example.com reported ENG-1").
+_OWN_WORDS = frozenset({"the", "these", "all", "unblocking"})
+
+
+def looks_like_key(name: str) -> bool:
+    """A tracker's key as the importers name items: ``Bug 1388990``, ``Ticket #35436``,
+    ``ATL-12``, ``owner/repo#12``. What waits on keys are items, not workstreams; an imported
+    one has a title (``memory.snapshot.load_titles``)."""
+    return bool(_KEY.match(name))
+
+
+def title_like(name: str) -> bool:
+    """A name that is a ticket's words, not a noun: it starts in lower case or with a mark
+    ("your login on the website does not work (#13509)"), or carries its ticket's number
+    ("Autofill no longer works on Chrome (#11050)"). It takes no article."""
+    return not name[:1].isupper() or bool(_TICKET_NUMBER.search(name))
+
+
+def numbered(name: str) -> bool:
+    """A key or a numbered name ("Phase 2", "Bug 4"): it reads without an article."""
+    return bool(_NUMBERED.match(name)) or looks_like_key(name)
 
 # (singular, plural) present-tense verbs for a relation, for the shared-context sentences.
 _VERBS: dict[str, tuple[str, str]] = {
@@ -90,10 +126,11 @@ def summarize_with_template(
 ) -> Summary:
     writer = _Writer(structure, facts, entities, episodes)
     if structure.kind == DEPENDENCY_CHAIN and structure.top_blocker is not None:
-        name, claims = writer.dependency_chain()
         if structure.trackers:  # a tracking item is the parent: it names the pattern
-            name, tracked = writer.trackers()
-            claims = [*tracked, *claims]
+            name, tracked = writer.trackers()  # first: items are introduced in reading order
+            claims = [*tracked, *writer.dependency_chain()[1]]
+        else:
+            name, claims = writer.dependency_chain()
     elif structure.kind == RECURRING_ISSUE and structure.recurring and structure.recurring.issues:
         name, claims = writer.recurring_issue()
     elif structure.trackers:
@@ -123,6 +160,8 @@ class _Writer:
         self.entities = entities
         self.episodes = episodes
         self.allowed = set(structure.fact_ids)
+        self.introduced: set[int] = set()
+        """Titled items the summary has named already: later mentions use the key alone."""
 
     # -- words ---------------------------------------------------------------------------
 
@@ -130,14 +169,35 @@ class _Writer:
         entity = self.entities.get(entity_id)
         return entity.name if entity else f"entity {entity_id}"
 
-    def ref(self, entity_id: int) -> str:
-        """The entity as it reads mid-sentence: "the Backend Team", "Alice"."""
+    def title(self, entity_id: int) -> str:
         entity = self.entities.get(entity_id)
+        return " ".join(entity.title.split()) if entity else ""
+
+    def titled(self, entity_id: int, limit: int = NAME_TITLE_CHARS) -> str:
+        """ "Bug 446261 “Clear Private Data should also…”": the key and its title, for names."""
+        title = self.title(entity_id)
         name = self.name(entity_id)
-        if entity is None or entity.type not in _ARTICLE_TYPES or name.lower().startswith("the "):
+        return f"{name} “{clip(title, limit)}”" if title else name
+
+    def label(self, entity_id: int) -> str:
+        """The name, with its title the first time the summary mentions a titled item."""
+        if entity_id in self.introduced or not self.title(entity_id):
+            return self.name(entity_id)
+        self.introduced.add(entity_id)
+        return self.titled(entity_id, TITLE_CHARS)
+
+    def ref(self, entity_id: int) -> str:
+        """The entity as it reads mid-sentence: "the Backend Team", "Alice", "Bug 446261"."""
+        entity = self.entities.get(entity_id)
+        name = self.label(entity_id)
+        plain = self.name(entity_id)
+        if entity is None or entity.type not in _ARTICLE_TYPES or plain.lower().startswith("the "):
             return name
-        # "Release 4.2" and "iOS 18" are proper names; "the Nightly Backfill" is not.
-        if entity.type in _NAMED_WHEN_NUMBERED and any(c.isdigit() for c in name):
+        # "Release 4.2" and "iOS 18" are proper names; "the Nightly Backfill" is not; nor is a
+        # tracker's key ("Bug 446261", "ATL-12").
+        if entity.type in _NAMED_WHEN_NUMBERED and any(c.isdigit() for c in plain):
+            return name
+        if numbered(plain) or self.title(entity_id) or title_like(plain):
             return name
         return f"the {name}"
 
@@ -148,8 +208,21 @@ class _Writer:
         """ "Alice's API Migration", or "the API Migration" when nobody owns it."""
         if dependent.owners:
             owner = self.possessive(dependent.owners[0].entity_id)
-            return f"{owner} {self.name(dependent.entity_id)}"
+            return f"{owner} {self.label(dependent.entity_id)}"
         return self.ref(dependent.entity_id)
+
+    def unit(self, root: RootBlocker) -> str:
+        """What waits: "workstream", or "item" when everything waiting is a tracker's item."""
+        waiting = [d.entity_id for d in (*root.direct, *root.downstream)]
+        if waiting and all(looks_like_key(self.name(e)) or self.title(e) for e in waiting):
+            return "item"
+        return "workstream"
+
+    def since(self, fact_ids: Iterable[int]) -> str:
+        """The day the first update of the cluster stating these facts was written."""
+        times = [self.episodes[e].reference_time for f in fact_ids if f in self.facts
+                 for e in self.facts[f].episode_ids if e in self.episodes]
+        return self.day(min(times)) if times else ""
 
     def claim(self, text: str, fact_ids: Iterable[int]) -> ClaimDraft | None:
         """A claim citing only facts of the cluster, or nothing if none supports it."""
@@ -179,18 +252,28 @@ class _Writer:
 
     def chain_name(self, top: RootBlocker, others: Sequence[RootBlocker]) -> str:
         n = top.reach_work_items
+        unit = self.unit(top)
         if top.is_cycle:
             members = self.listing([self.name(m) for m in top.members])
             subject = f"Dependency cycle of {members}"
             if not n:
                 return subject
         else:
-            subject = self.name(top.members[0])
+            subject = self.titled(top.members[0])
         if not others:
-            return f"{subject} blocking {count(n, 'workstream')}"
+            if n == 1 and not top.is_cycle and self.titled_waiting(top):
+                (waiting,) = top.direct
+                return f"{subject} blocking {self.titled(waiting.entity_id)}"
+            return f"{subject} blocking {count(n, unit)}"
         waiting = {d.entity_id for root in (top, *others) for d in (*root.direct, *root.downstream)}
         blockers = count(len(others), "other blocker")
-        return f"{subject} and {blockers} holding up {count(len(waiting), 'workstream')}"
+        return f"{subject} and {blockers} holding up {count(len(waiting), unit)}"
+
+    def titled_waiting(self, root: RootBlocker) -> bool:
+        """One tracker item waiting on the root: the name says which."""
+        return len(root.direct) == 1 and not root.downstream and bool(
+            looks_like_key(self.name(root.direct[0].entity_id))
+            or self.title(root.direct[0].entity_id))
 
     def subject(self, root: RootBlocker) -> str:
         return self.listing([self.ref(m) for m in root.members])
@@ -203,6 +286,8 @@ class _Writer:
     def root_claims(self, root: RootBlocker) -> list[ClaimDraft | None]:
         n = root.reach_work_items
         owner_facts = [f for owner in root.owners for f in owner.fact_ids]
+        if n == 1 and not root.is_cycle and root.direct:
+            return self.single_wait_claims(root, owner_facts)
         subject = self.subject(root)
         if root.is_cycle:
             text = (
@@ -214,7 +299,7 @@ class _Writer:
         else:
             text = (
                 f"{subject}, {self.owned(root)}, is the root blocker of a dependency chain "
-                f"across {count(n, 'workstream')}"
+                f"across {count(n, self.unit(root))}"
             )
         claims = [self.claim(text, [*owner_facts, *root.chain_fact_ids])]
         target = "the cycle" if root.is_cycle else "it"
@@ -227,6 +312,21 @@ class _Writer:
         if root.downstream:
             claims.append(self.downstream_claim(root))
         if n:
+            claims.append(self.unblock_claim(root))
+        return claims
+
+    def single_wait_claims(self, root: RootBlocker, owner_facts: Sequence[int]
+                           ) -> list[ClaimDraft | None]:
+        """One item waits on the root: "Bug 528988 “…” waits on Bug 370886, with no owner
+        named in these updates, since 11 Feb 2010." — no chain, no "1 workstream"."""
+        (waiting,) = root.direct
+        facts = dependent_facts(root.direct)
+        text = f"{self.work(waiting)} waits on {self.subject(root)}, {self.owned(root)}"
+        since = self.since(waiting.fact_ids)
+        if since:
+            text += f", since {since}"
+        claims = [self.claim(text, [*facts, *owner_facts])]
+        if root.people:
             claims.append(self.unblock_claim(root))
         return claims
 
@@ -246,7 +346,8 @@ class _Writer:
 
     def unblock_claim(self, root: RootBlocker) -> ClaimDraft | None:
         n = root.reach_work_items
-        cleared = f"all {n} workstreams" if n > 1 else "the one workstream waiting on it"
+        unit = self.unit(root)
+        cleared = f"all {n} {unit}s" if n > 1 else f"the one {unit} waiting on it"
         text = f"Unblocking {self.subject(root)} clears {cleared}"
         if len(root.people) == 1:
             text += f" and unblocks {self.name(root.people[0].entity_id)}"
@@ -262,7 +363,7 @@ class _Writer:
         waiting = self.listing([self.work(d) for d in (*root.direct, *root.downstream)])
         n = root.reach_work_items
         verb = "separately block" if root.is_cycle else "separately blocks"
-        text = f"{self.subject(root)}, {self.owned(root)}, {verb} {count(n, 'workstream')}"
+        text = f"{self.subject(root)}, {self.owned(root)}, {verb} {count(n, self.unit(root))}"
         if n:
             text += f": {waiting}"
         return self.claim(text, root.fact_ids)
@@ -424,26 +525,72 @@ class _Writer:
         return and_list(phrases, limit=LIST_LIMIT)
 
     def day(self, moment: datetime) -> str:
-        return day(moment, self.structure.window_end)
+        """ "16 Nov"; with the year when the evidence spans years or the day is in another year
+        than the latest evidence (an old tracker's "since 9 Dec 2019")."""
+        start, end = self.structure.window_start, self.structure.window_end
+        return day(moment, end if start.year == end.year else None, always_year=start.year
+                   != end.year)
 
     # -- tracking items ------------------------------------------------------------------
 
     def trackers(self) -> tuple[str, list[ClaimDraft | None]]:
         top = self.structure.trackers[0]
-        claims = [self.tracker_claim(t) for t in self.structure.trackers]
-        n, still = len(top.items), len(top.open_items)
-        return f"{self.name(top.tracker_id)} tracking {count(n, 'item')}, {still} open", claims
+        claims: list[ClaimDraft | None] = []
+        for position, tracker in enumerate(self.structure.trackers):
+            same = next((earlier for earlier in self.structure.trackers[:position]
+                         if items_of(earlier) == items_of(tracker)), None)
+            claims.append(self.same_items_claim(tracker, same) if same
+                          else self.tracker_claim(tracker))
+        if len(top.items) == 1:  # "ATL-1 “Checkout redesign” tracking ATL-2 “Payments…”"
+            tracked = top.items[0].entity_id
+            return f"{self.titled(top.tracker_id, 40)} tracking {self.titled(tracked, 40)}", claims
+        name = f"{self.titled(top.tracker_id)} tracking {count(len(top.items), 'item')}"
+        known_open = sum(1 for item in top.items if item.state == "open")
+        if known_open or len(top.items) > sum(1 for i in top.items if i.state == "unknown"):
+            name += f", {known_open} open"
+        return name, claims
 
     def tracker_claim(self, tracker: Tracker) -> ClaimDraft | None:
-        n, still = len(tracker.items), tracker.open_items
-        text = f"{self.ref(tracker.tracker_id)} tracks {count(n, 'item')}, {len(still)} open"
-        if still:
-            ranked = [
-                f"{self.ref(i.entity_id)} ({count(i.reach, 'item')} waiting)" if i.reach
-                else self.ref(i.entity_id)
-                for i in still
-            ]
-            text += f"; the most waited on first: {self.listing(ranked)}"
+        n = len(tracker.items)
+        by_state = {state: [i for i in tracker.items if i.state == state]
+                    for state in ("open", "done", "ended", "unknown")}
+        subject = self.ref(tracker.tracker_id)
+        if n == 1:
+            (item,) = tracker.items
+            state = state_words(item.state)
+            text = f"{subject} tracks {self.ref(item.entity_id)}, " + (
+                state if item.state == "unknown" else f"which {state}" if item.state == "ended"
+                else f"which is {state}")
+            return self.claim(text, tracker.fact_ids)
+        parts = [f"{len(items)} {state_words(state)}"
+                 for state, items in by_state.items() if items]
+        if len(parts) == 1:  # all in one state
+            state = next(state for state, items in by_state.items() if items)
+            text = f"{subject} tracks {count(n, 'item')}, " + (
+                "none of them with a status in these updates" if state == "unknown"
+                else f"all {state_words(state)}")
+        else:
+            text = f"{subject} tracks {count(n, 'item')}: {and_list(parts)}"
+        still = by_state["open"]
+        if (still and len(parts) > 1) or len(still) > 1:
+            if any(i.reach for i in still):
+                ranked = [
+                    f"{self.ref(i.entity_id)} ({count(i.reach, 'item')} waiting)" if i.reach
+                    else self.ref(i.entity_id)
+                    for i in still
+                ]
+                text += f"; the most waited on first: {self.listing(ranked)}"
+            else:
+                text += f"; open: {self.listing([self.ref(i.entity_id) for i in still])}"
+        return self.claim(text, tracker.fact_ids)
+
+    def same_items_claim(self, tracker: Tracker, earlier: Tracker) -> ClaimDraft | None:
+        """A second tracker of exactly the same items: most likely a duplicate to close."""
+        title = self.title(tracker.tracker_id)
+        same_title = title and title == self.title(earlier.tracker_id)
+        subject = self.name(tracker.tracker_id) if same_title else self.ref(tracker.tracker_id)
+        text = f"{subject}{', with the same title,' if same_title else ''} tracks the same "
+        text += f"{count(len(tracker.items), 'item')} as {self.name(earlier.tracker_id)}"
         return self.claim(text, tracker.fact_ids)
 
 
@@ -467,6 +614,19 @@ def verb_forms(relation: str) -> tuple[str, str]:
         plural = first
     rest = " ".join(words[1:])
     return (" ".join(words), f"{plural} {rest}".strip())
+
+
+def items_of(tracker: Tracker) -> frozenset[int]:
+    return frozenset(item.entity_id for item in tracker.items)
+
+
+def state_words(state: str) -> str:
+    """ "open", "done", "ended without being done", "with no status in these updates"."""
+    return {
+        "done": "done",
+        "ended": "ended without being done",
+        "unknown": "with no status in these updates",
+    }.get(state, "open")
 
 
 def dependent_facts(dependents: Iterable[Dependent]) -> list[int]:
@@ -496,15 +656,21 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else (plural or singular + 's')}"
 
 
-def day(moment: datetime, reference: datetime | None = None) -> str:
-    """ "16 Nov", or "16 Nov 2025" when ``reference`` (the latest evidence) is in another year."""
+def day(moment: datetime, reference: datetime | None = None, *, always_year: bool = False
+        ) -> str:
+    """ "16 Nov", or "16 Nov 2025" when ``reference`` (the latest evidence) is in another year
+    or ``always_year``."""
     text = f"{moment.day} {moment:%b}"
-    if reference is not None and reference.year != moment.year:
+    if always_year or (reference is not None and reference.year != moment.year):
         text += f" {moment.year}"
     return text
 
 
 def capitalized(text: str) -> str:
+    """The template's own first word capitalized; a name keeps its case ("mia@example.com")."""
+    first = text.split(" ", 1)[0]
+    if first.islower() and first not in _OWN_WORDS:
+        return text
     return text[:1].upper() + text[1:]
 
 

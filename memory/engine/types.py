@@ -192,6 +192,9 @@ class EntityInfo(NamedTuple):
     id: int
     name: str
     type: str
+    title: str = ""
+    """What a tracker calls the item its key names (``Bug 446261`` → "Clear Private Data should
+    also reset last directory saved to"): prose reads the title, the name stays the key."""
 
 
 class EpisodeInfo(NamedTuple):

@@ -225,10 +225,15 @@ def episode_record(
         sentences.append(change.note)
     # The item is named only where facts are about it (a chat message outside any thread is
     # only its words: no entity for it).
-    entities = [{"name": item.key, "type": item.type}] if facts else []
+    title = item.title[:MAX_TITLE_CHARS]
+    entities: list[dict[str, Any]] = []
+    if facts:
+        # The item's title rides along for the prose: summaries say "Bug 446261 “Clear Private
+        # Data…”", never a bare key (the entity is still named by its key).
+        entities.append({"name": item.key, "type": item.type, **({"title": title} if title.strip()
+                                                                 else {})})
     if change.actor is not None:
         entities.append({"name": change.actor.name, "type": change.actor.type})
-    title = item.title[:MAX_TITLE_CHARS]
     details = []
     if item.labels:
         details.append("labels: " + ", ".join(item.labels))

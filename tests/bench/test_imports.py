@@ -30,6 +30,11 @@ def test_the_bugzilla_sample_end_to_end_meets_the_issues_measures() -> None:
     assert figures["open_trees_split_across_observations"] == 0
     assert figures["tracking_items"] == 4
     assert figures["tracking_items_shown_as_root_blockers"] == 0
+    # Two [meta] bugs and two old dependencies, each named by its bug's title; no bug's own
+    # history (issue #13: five observations before, one of them "3 updates about Bug 1586096").
+    assert figures["active_observations"] == len(figures["observations"]) == 4
+    assert [name.split(" “")[0] for name in figures["observations"]] == [
+        "Bug 1556846", "Bug 370886 blocking Bug 528988", "Bug 446261", "Bug 447581"]
     assert not Graph.objects.filter(slug="bench-import-test").exists()  # deleted after
 
 
@@ -39,6 +44,7 @@ def test_the_github_sample_end_to_end_has_no_closed_root_blocker() -> None:
                          slug="bench-import-test")
 
     assert figures["stored"] == 160
+    assert figures["observations"] == []  # no fact joins two issues (see the README)
     assert figures["observations_with_final_root_blocker"] == 0
     assert figures["dependency_cycles_current"] == 0
 
@@ -52,4 +58,5 @@ def test_the_bench_prints_the_import_tables(tmp_path) -> None:  # type: ignore[n
     text = out.getvalue()
     assert "Import: parsing and mapping" in text and "items/s" in text
     assert "trackers shown as root blockers" in text
+    assert "Observations of the bugzilla sample, as the board names them" in text
     assert (tmp_path / "imports.json").exists()

@@ -67,6 +67,8 @@ def test_the_card_says_who_is_affected_on_which_plan_and_how_many_tickets_are_op
     assert "2 customers, 1 on Enterprise, 1 on Pro" in html
     assert "2 tickets: 1 open, 1 solved" in html
     assert "first 2 Nov, latest 5 Nov" in html
+    # Its reporters are customers: "2 customers" beside the issue, not "2 reporters" (#13).
+    assert '<span class="reach">2 customers</span>' in html
 
 
 @pytest.mark.django_db

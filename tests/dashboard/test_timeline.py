@@ -95,6 +95,8 @@ def test_updates_are_ticks_and_observations_bands(client: Client, seed_week: Gra
         "v1 · Auth Service Refactor blocking 2 workstreams",
         "v2 · Auth Service Refactor blocking 3 workstreams"]
     assert "ended" in bands[0].kind and bands[1].open_end
+    # Two versions of one lineage: "1 pattern", never "1 patterns".
+    assert [r.sublabel for r in timeline.rows if r.label == "Observations"] == ["1 pattern"]
 
 
 def test_an_ended_fact_stops_at_a_marker_that_says_what_ended_it(

@@ -63,6 +63,26 @@ def test_records_without_external_id_are_deduplicated_by_content(graph: Graph) -
 
 
 @pytest.mark.django_db
+def test_an_items_title_is_kept_with_its_entity_and_a_title_that_is_not_text_is_refused(
+    graph: Graph,
+) -> None:
+    item = {"name": "Bug 446261", "type": "WorkItem",
+            "title": "Clear Private Data should  also reset last directory saved to"}
+    report = ingest_records(graph, [
+        (1, line(external_id="titled", entities=[item])),
+        (2, line(external_id="not-text", entities=[{**item, "title": 446261}])),
+        (3, line(external_id="too-long", entities=[{**item, "title": "x" * 301}])),
+    ], process=False)
+
+    (stored,) = Episode.objects.filter(graph=graph)
+    assert stored.supplied["entities"] == [{
+        "name": "Bug 446261", "type": "WorkItem",
+        "title": "Clear Private Data should also reset last directory saved to"}]
+    assert [(r.line, r.field) for r in report.results if r.status == "rejected"] == [
+        (2, "entities[0].title"), (3, "entities[0].title")]
+
+
+@pytest.mark.django_db
 def test_a_json_array_is_read_like_json_lines(graph: Graph) -> None:
     payload = json.dumps([line(), line(external_id="x2")]).encode()
 

@@ -10,11 +10,12 @@ from django.utils import timezone
 
 from memory.engine.clustering import ClusteringSettings, cluster_episodes
 from memory.engine.lifecycle import reconcile
+from memory.engine.types import EntityInfo
 from memory.graph_settings import graph_settings, ontology_for
 from memory.ingestion import ingest_records
-from memory.models import Graph, Observation
+from memory.models import Entity, Graph, Observation
 from memory.processing import process_episodes
-from memory.snapshot import load_active_observations, load_snapshot
+from memory.snapshot import load_active_observations, load_snapshot, load_titles
 from tests.conftest import IngestFn
 from tests.scenarios import SEED, SHIPPED, TICKETS
 
@@ -112,3 +113,33 @@ def test_observations_sharing_a_fingerprint_keep_their_evidence(
     expected = (tuple(sorted(issue.episodes.values_list("pk", flat=True))),
                 tuple(sorted(issue.facts.values_list("pk", flat=True))))
     assert evidence[issue.pk] == evidence[twin.pk] == expected
+
+
+# -- titles of tracker items (issue #13, "prose that reads") ---------------------------------------
+
+
+def tracker_change(at: str, title: str, fact: tuple[str, str, str]) -> dict[str, object]:
+    source, relation, target = fact
+    return {"external_id": f"bugzilla:Bug 446261:{at}", "reference_time": at,
+            "content": f"Bug 446261: {title}",
+            "entities": [{"name": "Bug 446261", "type": "WorkItem", "title": title}],
+            "facts": [{"source": source, "relation": relation, "target": target,
+                       "source_type": "WorkItem", "target_type": "WorkItem"}]}
+
+
+def test_a_tracker_item_reads_by_its_latest_title_and_a_written_name_has_none(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    # Renamed on 9 Dec; the updates arrive newest first, so the last stored is the oldest.
+    ingest(graph, [
+        tracker_change("2019-12-09T10:00:00+00:00", "Reset the last directory on clearing data",
+                       ("Bug 1102808", "DEPENDS_ON", "Bug 446261")),
+        tracker_change("2008-07-20T10:00:00+00:00", "Clear Private Data should also reset last "
+                       "directory saved to", ("API Migration", "DEPENDS_ON", "Bug 446261")),
+    ])
+    snapshot, _ = clusters_now(graph)
+    entities = {e.pk: EntityInfo(e.pk, e.name, e.type) for e in Entity.objects.filter(graph=graph)}
+
+    titled = {info.name: info.title for info in load_titles(entities, snapshot.rows).values()}
+
+    assert titled == {"Bug 446261": "Reset the last directory on clearing data"}

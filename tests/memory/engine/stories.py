@@ -27,11 +27,18 @@ class Story:
     fact_ids: dict[tuple[int, str, int], int] = field(default_factory=dict)
     episode_facts: dict[int, list[int]] = field(default_factory=dict)
     episode_meta: dict[int, tuple[str, datetime]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    """A tracker item's title, by its key (what an importer gives with the item)."""
 
     def declare(self, type_: str, *names: str) -> Story:
         for name in names:
             self.types[name] = type_
             self.entity(name)
+        return self
+
+    def title(self, name: str, title: str) -> Story:
+        self.titles[name] = title
+        self.entity(name)
         return self
 
     def entity(self, name: str) -> int:
@@ -45,11 +52,13 @@ class Story:
             self.fact_ids[key] = 1000 + len(self.fact_ids)
         return self.fact_ids[key]
 
-    def episode(self, author: str, *facts: Triple, day: float = 0) -> int:
+    def episode(self, author: str, *facts: Triple, day: float = 0,
+                at: datetime | None = None) -> int:
+        """``day``: days after ``MONDAY``; ``at``: the exact time instead."""
         episode_id = len(self.episode_meta) + 1
         if author and author not in self.types:
             self.declare("Person", author)
-        self.episode_meta[episode_id] = (author, MONDAY + timedelta(days=day))
+        self.episode_meta[episode_id] = (author, at or MONDAY + timedelta(days=day))
         self.episode_facts[episode_id] = [self.fact(*triple) for triple in facts]
         return episode_id
 
@@ -87,7 +96,8 @@ class Story:
     @property
     def entities(self) -> dict[int, EntityInfo]:
         return {
-            entity_id: EntityInfo(entity_id, name, self.types.get(name, "WorkItem"))
+            entity_id: EntityInfo(entity_id, name, self.types.get(name, "WorkItem"),
+                                  self.titles.get(name, ""))
             for name, entity_id in self.entity_ids.items()
         }
 

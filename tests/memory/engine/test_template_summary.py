@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import pytest
 
@@ -259,3 +260,113 @@ def test_every_summary_cites_only_its_cluster_and_stays_within_bounds(story: Sto
         assert len(summary.claims) <= MAX_CLAIMS
         assert all(len(claim.text) <= MAX_CLAIM_CHARS for claim in summary.claims)
         assert all(claim.fact_ids for claim in summary.claims)
+
+
+# -- real tracker names (issue #13, "prose that reads") -------------------------------------------
+# Titles as the Bugzilla sample has them (tests/memory/importers/fixtures, MPL-2.0).
+
+CLEAR_DATA = "Clear Private Data should also reset last directory saved to"
+LARRY = ("Larry should be completely updated with all ssl info when an https page requires "
+         "http authentication")
+
+
+def test_a_tracker_item_reads_by_its_title_the_first_time_and_by_its_key_after() -> None:
+    story = Story().title("Bug 446261", CLEAR_DATA)
+    story.episode("Ann", ("Bug 1102808", "DEPENDS_ON", "Bug 446261"))
+    story.episode("Ben", ("Bug 1200000", "DEPENDS_ON", "Bug 446261"))
+
+    summary = summary_of(story)
+
+    assert summary.name == f"Bug 446261 “{CLEAR_DATA}” blocking 2 items"
+    assert [claim.text for claim in summary.claims] == [
+        f"Bug 446261 “{CLEAR_DATA}”, with no owner named in these updates, is the root blocker "
+        "of a dependency chain across 2 items.",
+        "Bug 1102808 and Bug 1200000 wait on it directly.",
+        "Unblocking Bug 446261 clears all 2 items.",
+    ]
+
+
+def test_a_long_title_is_clipped_in_the_name_and_in_the_claims() -> None:
+    story = Story().title("Bug 528988", LARRY)
+    story.episode("Honza", ("Bug 528988", "DEPENDS_ON", "Bug 370886"))
+    story.episode("Honza", ("Bug 528988", "DEPENDS_ON", "Bug 370886"), day=1)
+
+    summary = summary_of(story)
+
+    assert summary.name == ("Bug 370886 blocking Bug 528988 “Larry should be completely updated "
+                            "with all ssl info when…”")
+    assert len(summary.name) <= MAX_NAME_CHARS
+    assert "“Larry should be completely updated with all ssl info when an https page requires " \
+           "http…”" in summary.summary
+
+
+def test_one_item_waiting_reads_as_one_sentence_with_the_day_it_began_to_wait() -> None:
+    story = Story().title("Bug 528988", LARRY)
+    story.episode("Honza", ("Honza", "REPORTED", "Bug 528988"), day=0)
+    story.episode("Jesse", ("Honza", "REPORTED", "Bug 528988"),
+                  ("Bug 528988", "DEPENDS_ON", "Bug 370886"), day=87)
+
+    (claim,) = summary_of(story).claims
+
+    # No "root blocker of a dependency chain across 1 workstream", no "clears the one
+    # workstream": one bug waits on another, since the day an update said so.
+    assert claim.text == ("Bug 528988 “Larry should be completely updated with all ssl info "
+                          "when an https page requires http…” waits on Bug 370886, with no "
+                          "owner named in these updates, since 28 May.")
+
+
+def test_a_day_carries_its_year_when_the_evidence_spans_years() -> None:
+    story = Story().title("Bug 446261", CLEAR_DATA)
+    story.episode("Mladen", ("Mladen", "REPORTED", "Bug 446261"),
+                  at=datetime(2008, 7, 20, tzinfo=UTC))
+    story.episode("Johann", ("Mladen", "REPORTED", "Bug 446261"),
+                  ("Bug 1102808", "DEPENDS_ON", "Bug 446261"),
+                  at=datetime(2019, 12, 9, tzinfo=UTC))
+
+    (claim,) = summary_of(story).claims
+
+    assert claim.text.endswith("since 9 Dec 2019.")
+
+
+def test_a_name_keeps_its_own_case_at_the_start_of_a_sentence() -> None:
+    story = Story().declare("Person", "mia@example.com")
+    story.episode("mia@example.com", ("mia@example.com", "RESPONSIBLE_FOR", "ENG-1"))
+    story.episode("mia@example.com", ("mia@example.com", "RESPONSIBLE_FOR", "ENG-1"), day=2)
+
+    summary = summary_of(story)
+
+    assert summary.claims[0].text == (
+        "mia@example.com wrote these 2 related updates between 2 Mar and 4 Mar.")
+    assert summary.claims[1].text == (
+        "2 updates state that mia@example.com is responsible for ENG-1.")
+
+
+def test_a_key_never_takes_an_article_and_a_written_name_still_does() -> None:
+    story = Story()
+    story.episode("Ann", ("ATL-12", "DEPENDS_ON", "Auth Service Refactor"),
+                  ("Checkout Flow", "DEPENDS_ON", "Auth Service Refactor"))
+    story.episode("Ben", ("Payments", "DEPENDS_ON", "Auth Service Refactor"))
+
+    text = summary_of(story).summary
+
+    assert "ATL-12" in text and "the ATL-12" not in text
+    assert text.startswith("The Auth Service Refactor")
+
+
+def test_a_name_that_is_a_tickets_words_takes_no_article() -> None:
+    # Names the support corpus's messages gave (tests/corpus): a title with its ticket's number,
+    # and one in lower case.
+    story = Story().declare("Issue", "Autofill no longer works on Chrome (#11050)",
+                            "your login on the website does not work (#13509)")
+    story.declare("Customer", "cyberfox1", "Sicken-jarvis")
+    story.episode("cyberfox1", ("cyberfox1", "REPORTED", "Autofill no longer works on Chrome "
+                                "(#11050)"), ("Sicken-jarvis", "REPORTED", "your login on the "
+                                              "website does not work (#13509)"))
+    story.episode("Sicken-jarvis", ("Sicken-jarvis", "REPORTED", "your login on the website "
+                                    "does not work (#13509)"))
+
+    text = summary_of(story).summary
+
+    assert "reported Autofill no longer works on Chrome (#11050)" in text
+    assert "reported your login on the website does not work (#13509)" in text
+    assert "the Autofill" not in text and "the your" not in text

@@ -159,6 +159,9 @@ def test_a_changes_words_are_its_content_read_beside_the_facts_joining_the_threa
     assert comment["content"] == "Could you send a screenshot?"
     assert comment["author"] == "Dana"
     assert {"name": "Dana", "type": "Person"} in comment["entities"]
+    # The ticket keeps its key as its name; its title rides along for the prose.
+    assert {"name": "Ticket #7", "type": "WorkItem", "title": "Cannot log in"} in \
+        comment["entities"]
     assert facts(comment) == {("Acme Corp", "REPORTED", "Ticket #7", False)}
 
 

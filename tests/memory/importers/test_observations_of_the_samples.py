@@ -1,0 +1,102 @@
+"""What a project manager reads after importing the real samples (issue #13, "prose that reads"):
+each sample imported, one pipeline run, and the board's observations read as written — items by
+their titles, keys without "the", what a tracker tracks counted as the updates say, and no
+observation that is only one item's own history."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from memory.models import Graph, Observation
+from memory.pipeline import run_pipeline
+from tests.dashboard.conftest import signed_in
+from tests.memory.importers.conftest import ImportFn, fixture_bytes
+
+
+def board(graph: Graph) -> dict[str, str]:
+    """Active observation name → summary."""
+    run = run_pipeline(graph)
+    assert run is not None and run.status == "succeeded"
+    return dict(Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+                .values_list("name", "summary"))
+
+
+@pytest.fixture
+def bugzilla_board(graph: Graph, run_import: ImportFn) -> dict[str, str]:
+    run_import(graph, "bugzilla", fixture_bytes("bugzilla-bugs.jsonl"),
+               options={"base_url": "https://bugzilla.mozilla.org"})
+    return board(graph)
+
+
+def test_the_bugzilla_sample_reads_as_four_observations_written_for_a_person(
+    bugzilla_board: dict[str, str],
+) -> None:
+    assert bugzilla_board == {
+        "Bug 1556846 “[meta] Control any media without interacting directly with…” tracking "
+        "54 items":
+            "Bug 1556846 “[meta] Control any media without interacting directly with pages "
+            "where media are” tracks 54 items, none of them with a status in these updates. "
+            "Bug 1572869, with the same title, tracks the same 54 items as Bug 1556846.",
+        "Bug 447581 “startup performance tracking bug [meta]” tracking 102 items":
+            "Bug 447581 “startup performance tracking bug [meta]” tracks 102 items, none of "
+            "them with a status in these updates. Bug 487832 tracks Bug 447581, which is open.",
+        "Bug 446261 “Clear Private Data should also reset last directory saved to” blocking "
+        "Bug 1102808":
+            "Bug 1102808 waits on Bug 446261 “Clear Private Data should also reset last "
+            "directory saved to”, with no owner named in these updates, since 9 Dec 2019.",
+        "Bug 370886 blocking Bug 528988 “Larry should be completely updated with all ssl info "
+        "when…”":
+            "Bug 528988 “Larry should be completely updated with all ssl info when an https "
+            "page requires http…” waits on Bug 370886, with no owner named in these updates, "
+            "since 11 Feb 2010.",
+    }
+
+
+def test_no_observation_of_the_bugzilla_sample_is_one_bugs_own_history(
+    bugzilla_board: dict[str, str],
+) -> None:
+    # Bug 1586096's three changes on 3 Oct (opened, assigned, its status) were "3 updates about
+    # Bug 1586096" before: what its tracker shows, not a pattern.
+    assert not [name for name in bugzilla_board if "1586096" in name]
+    assert not [text for text in bugzilla_board.values() if "The Bug" in text or "the Bug" in text]
+
+
+def test_an_old_chain_reads_without_zero_people_on_its_page(
+    client: Client, graph: Graph, owner, bugzilla_board: dict[str, str],  # type: ignore[no-untyped-def]
+) -> None:
+    observation = Observation.objects.get(graph=graph, name__startswith="Bug 370886")
+    html = signed_in(client, owner).get(
+        reverse("observation", args=[graph.slug, observation.uuid])).content.decode()
+
+    assert "0 people" not in html
+    assert "Unblocking it clears <strong>1 work item</strong>." in html
+
+
+def test_the_github_sample_has_no_observation_because_no_fact_joins_two_issues(
+    graph: Graph, run_import: ImportFn,
+) -> None:
+    # 100 webcompat issues: statuses and reporters are facts; labels, milestones (needstriage,
+    # needsdiagnosis) and sites are words, and no issue links another (the duplicates' originals
+    # are not in the export). Each issue's own history is no pattern.
+    run_import(graph, "github", fixture_bytes("github-webcompat-issues.jsonl"))
+
+    assert board(graph) == {}
+
+
+@pytest.mark.parametrize(("fmt", "sample", "options"), [
+    ("jira", "jira-search-changelog.json", {}),
+    ("jira-csv", "jira-export.csv", {"timezone": "Europe/Berlin"}),
+    ("linear", "linear-export.csv", {"base_url": "https://linear.app/acme"}),
+])
+def test_an_epic_reads_with_both_titles_and_its_own_history_is_no_observation(
+    graph: Graph, run_import: ImportFn, fmt: str, sample: str, options: dict[str, str],
+) -> None:
+    run_import(graph, fmt, fixture_bytes(sample), options=options)
+
+    (name, summary), = board(graph).items()
+    key = "ENG" if fmt == "linear" else "ATL"
+    assert name == f"{key}-1 “Checkout redesign” tracking {key}-2 “Payments integration”"
+    assert summary == (f"{key}-1 “Checkout redesign” tracks {key}-2 “Payments integration”, "
+                       "which is open.")
