@@ -205,7 +205,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.symptoms import find_symptom, tokens_after
+from memory.extraction.symptoms import find_symptom, problem_name, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
@@ -959,8 +959,12 @@ class _Reader:
             return
         if _COMMIT_PREFIX.match(words) or _imperative(words):
             return  # "Fix …", "feat: …", "Rework …": a change, not a report
-        issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
-        self.reference_names.add(issue.name)
+        canonical = problem_name(words)
+        if canonical is not None:  # "Autofill no longer works on Chrome" → Autofill Failures
+            issue = ExtractedEntity(canonical, self._known_type(canonical) or "Issue")
+        else:
+            issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
+            self.reference_names.add(issue.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
@@ -1016,9 +1020,28 @@ class _Reader:
             self._read_text(text, sentence)
             if len(self.records) == before and passage.item and passage.headings:
                 self._read_in_context(text, sentence, passage)
+            if len(self.records) == before:
+                self._read_problem(text, sentence)
         finally:
             self.speaker = None
             self.in_context = False
+
+    def _read_problem(self, text: str, sentence: str) -> None:
+        """A customer's sentence that states a problem in words no pattern above reads whole
+        ("I noticed MagicDNS stops working after there is IP change", "spikes of 100% CPU
+        use"): their report of the problem under its canonical name (``problem_name``). Once
+        the title reported the problem, or when someone else speaks, nothing is added."""
+        if (self.author is None or self.author.type != "Customer" or self.speaker is not None
+                or self.title_reported or self.resolved_for_author):
+            return
+        name = problem_name(text)
+        if name is None:
+            return
+        issue = ExtractedEntity(name, self._known_type(name) or "Issue")
+        if issue.type != "Issue":
+            return
+        self.sentence.issues.append(issue)
+        self.reports(self.author, issue, None, self._bare_clause(sentence))
 
     def _customer_better(self, text: str, sentence: str) -> None:
         """ "It's working again", "the timeouts are resolved for us": the customer's own report
@@ -1813,7 +1836,7 @@ def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = re.split(r"\s+(?:on|in|with|for|from|at)\s+", predicate, maxsplit=1)[0]
     if len(predicate.split(" ")) < 3:
         return False
-    issue = ExtractedEntity(_display(predicate), "Issue")
+    issue = ExtractedEntity(problem_name(predicate) or _display(predicate), "Issue")
     r.sentence.issues.append(issue)
     return r.reports(r.author, issue, None, c)
 
@@ -1833,17 +1856,22 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = r.masked.unmask(_clean(m["p"])).replace("will not", "won't").replace(
         "does not", "doesn't")
     words = " ".join(_words(subject))
-    name = _display(f"{words} {predicate}") if not words.lower().startswith(
-        ("it ", "this ")) else _display(predicate)
+    canonical = problem_name(f"{words} {predicate}")
+    name = canonical or (
+        _display(f"{words} {predicate}") if not words.lower().startswith(("it ", "this "))
+        else _display(predicate))
     if " same " in f" {predicate.lower()} ":
         return False  # "still stuck in the same stage": the thread's problem, said again
     issue = ExtractedEntity(name, r._known_type(name) or "Issue")
     r.sentence.issues.append(issue)
     reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
         None)
-    # The product is already in the issue's words; it affects another only when named after.
+    # The product is in the issue's own words, unless its canonical name left it out ("Docker
+    # Desktop fails to start" → Start Failures); else it affects another only when named after.
     where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
     elsewhere = r.surface(where["np"], c) if where is not None else None
+    if canonical is not None and not words.lower().startswith(("it ", "this ")):
+        elsewhere = elsewhere or surface
     return r.reports(reporter, issue, elsewhere, c)
 
 

@@ -121,3 +121,193 @@ def tokens(text: str) -> list[str]:
 def tokens_after(text: str, end: int) -> str:
     """The words of ``text`` from token ``end`` on (to read where the symptom shows)."""
     return " ".join(_TOKEN.findall(text.lower())[end:])
+
+
+# --- Problems: what fails, however the customer says it ------------------------------------------
+#
+# Customers name one problem in many ways: "Autofill no longer works on Chrome", "Unable to
+# auto-fill", "Autofill not working in Browser v2025.10"; "Docker stuck in starting state",
+# "Docker won't start", "stuck on 'starting'"; "High CPU consumption", "100% CPU use". Titled
+# as they are, each is an issue of its own and two customers of one problem never meet. A
+# problem's canonical name is its *area* (what fails: the thing that does not work, or the
+# action that cannot be done) and its *kind* (failures, or high use of a resource), read from
+# the phrasings below on lemmas: ``Autofill Failures``, ``Start Failures``, ``High CPU Usage``.
+
+_NEGATIVE_CONTRACTIONS = {
+    "can't": "cannot", "cant": "cannot", "couldn't": "cannot", "couldnt": "cannot",
+    "won't": "will not", "wont": "will not", "wouldn't": "will not",
+    "doesn't": "do not", "doesnt": "do not", "don't": "do not", "dont": "do not",
+    "didn't": "do not", "didnt": "do not", "isn't": "be not", "isnt": "be not",
+    "aren't": "be not", "wasn't": "be not", "weren't": "be not",
+}
+# One area, many spellings (lemmas, after hyphens are joined: "auto-fill" → "autofill").
+_AREA_SYNONYMS = {
+    "login": "login", "signin": "login", "logon": "login", "log": "login", "sign": "login",
+    "authenticate": "login", "authentication": "login",
+    "start": "start", "launch": "start", "boot": "start", "run": "start", "open": "start",
+    "startup": "start", "update": "update", "upgrade": "update", "autofill": "autofill",
+    "fill": "autofill", "magicdns": "MagicDNS", "2fa": "2FA", "mfa": "2FA", "twofactor": "2FA",
+    "twostep": "2FA", "totp": "2FA", "sync": "sync", "synchronization": "sync",
+}
+_AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
+               "sync": "Sync"}
+# Words that are no area of their own: pronouns, vague nouns, remedies, the product as a whole.
+_NO_AREA = frozenset({
+    "it", "this", "that", "these", "those", "they", "nothing", "anything", "everything",
+    "something", "thing", "one", "same", "workaround", "solution", "fix", "reset", "restart",
+    "reinstall", "command", "step", "method", "approach", "link", "above", "button", "option",
+    "setting", "issue", "problem", "error", "bug", "he", "she", "you", "we", "i", "me", "which",
+    "what", "who", "there", "here", "app", "application", "program", "software", "tool", "none",
+    "version", "release", "build", "edition",
+})
+# Verbs that say nothing of what fails ("can't come in", "unable to figure out").
+_NO_ACTION = frozenset({"come", "go", "get", "do", "be", "have", "make", "take", "see", "find",
+                        "figure", "tell", "say", "know", "understand", "reproduce", "wait",
+                        "help", "try", "think", "seem", "let", "give", "put", "keep", "believe",
+                        "imagine", "remember", "afford", "stand", "explain", "test", "share"})
+_GENERIC_TAILS = frozenset({"access", "connection", "connectivity", "feature", "function",
+                            "functionality", "service", "support"})
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its",
+                          "this", "that", "some", "any", "all", "me", "us"})
+_PHRASE_BREAKS = frozenset({"on", "in", "with", "for", "from", "at", "via", "when", "while",
+                            "after", "before", "since", "and", "or", "but", "of", "to", "by",
+                            "if", "because", "as", "so", "then"})
+_FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", "really",
+                      "even", "again", "totally", "simply", "always", "sometimes", "seem",
+                      "keep", "be", "have", "get", "anymore", "properly", "correctly"})
+_FAIL_VERBS = r"(?:work|function)"
+_PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
+    (re.compile(r"\b(?:cannot|unable to|not able to|will not|fail to|never|not let \w+)"
+                r" (?P<verb>\w+)(?: (?P<particle>in|on|up))?(?: (?P<object>[\w' -]+))?"),
+     "action"),
+    # "autofill no longer works", "internet does not work", "MagicDNS stopped working"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:do not|no long|no longer|not|stop|never|be not)"
+                r" (?:(?:be|seem|really|properly|fully|even|always) )?(?P<verb>\w+)"),
+     "subject"),
+    # "the sync is broken", "Tailscale Internet is breaking"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get |seem )?(?:break|broke|broken)\b"
+                r"(?! (?!(?:when|after|on|in|with|for|since|again)\b)\w)"), "last"),
+    # "broke MagicDNS", "breaks internet access"
+    (re.compile(r"\b(?:broke|break|kill) (?P<object>[\w' -]+)"), "object"),
+    # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
+    (re.compile(r"\b(?:stuck|stick|hang|freeze) (?:in|on|at|while|when) (?P<object>[\w' -]+)"),
+     "gerund"),
+    # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
+)
+_RESOURCE = re.compile(
+    r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
+    r"|utilization|leak|leaky|spike|hog|load)\b"
+    r"|\b(?:high|hight|huge|excessive|large amount of|spike of \d+ ?%?)(?: \w+)?? "
+    r"(?P<what2>cpu|memory|ram)\b"
+    r"|\b(?:leak|leaky)\b")
+
+
+def _problem_words(text: str) -> list[str]:
+    words: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        expanded = _NEGATIVE_CONTRACTIONS.get(token)
+        if expanded:
+            words += expanded.split(" ")
+        else:
+            words.append(lemma(token) if "-" not in token else token.replace("-", ""))
+    return words
+
+
+def _area(words: list[str], *, head: str = "last") -> str | None:
+    """The area a few words name: ``"your login on the website"`` → ``login``; none for a
+    pronoun, a vague word or a remedy."""
+    kept: list[str] = []
+    for word in words:
+        if word in _DETERMINERS and not kept:
+            continue
+        if word in _PHRASE_BREAKS or word in _FILLERS:
+            if kept:
+                break
+            continue
+        if not re.search(r"[a-z]", word) or re.fullmatch(r"v?\d[\d.]*", word):
+            continue  # a version number
+        kept.append(word)
+    while len(kept) > 1 and kept[-1] in _GENERIC_TAILS:
+        kept.pop()
+    if not kept:
+        return None
+    for word in kept:  # a known area anywhere in the phrase names it ("tailscale magicdns")
+        if word in _AREA_SYNONYMS:
+            return _AREA_SYNONYMS[word]
+    word = kept[-1] if head == "last" else kept[0]
+    if word in _NO_AREA or len(word) < 3:
+        return None
+    return word
+
+
+def _area_name(area: str) -> str:
+    return _AREA_NAMES.get(area, area if not area.islower() else area.title())
+
+
+@lru_cache(maxsize=8192)
+def problem_name(text: str) -> str | None:
+    """The canonical name of the problem a phrase or sentence states, if it states one in the
+    phrasings above: ``"Autofill no longer works on Chrome"`` → ``"Autofill Failures"``,
+    ``"Docker stuck in starting state"`` → ``"Start Failures"``, ``"High CPU consuption"`` →
+    ``"High CPU Usage"``; the symptoms of the table keep their names (``"I can't sign in"`` →
+    ``"Login Failures"``)."""
+    words = _problem_words(text)
+    joined = " ".join(words)
+    resource = _RESOURCE.search(joined)
+    if resource is not None:
+        what = resource["what"] or resource["what2"] or "memory"
+        return f"High {'CPU' if what == 'cpu' else 'Memory'} Usage"
+    for pattern, how in _PROBLEM_PATTERNS:
+        for match in pattern.finditer(joined):
+            area = _area_of(match, how)
+            if area is not None:
+                name = f"{_area_name(area)} Failures"
+                return "Login Failures" if area == "login" else name
+    found = find_symptom(text)
+    return found[0] if found else None
+
+
+def _area_of(match: re.Match[str], how: str) -> str | None:
+    groups = match.groupdict()
+    if how == "action":
+        verb = groups["verb"]
+        if verb in {"access", "use", "reach", "resolve", "connect"}:
+            return _area((groups.get("object") or "").split(" "), head="first")
+        if verb in _NO_ACTION:
+            return None
+        return _area([verb + (groups.get("particle") or "")]) or _area([verb])
+    if how == "subject":
+        verb = groups["verb"]
+        subject = groups["subject"].split(" ")[-6:]
+        if verb in {"work", "function"}:
+            return _area(_after_break(subject))
+        if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
+                                                                 "login", "autofill"}:
+            return _AREA_SYNONYMS[verb]
+        return None
+    if how == "object":
+        words = groups["object"].split(" ")
+        return None if words[0] in _PHRASE_BREAKS else _area(words, head="first")
+    if how == "gerund":
+        for word in groups["object"].split(" ")[:5]:
+            if word in _AREA_SYNONYMS:
+                return _AREA_SYNONYMS[word]
+        return None
+    if how == "last":
+        subject = groups["subject"].split(" ")[-3:]
+        if subject[-1] in _NO_ACTION:
+            return None  # "takes forever": how long, not what fails
+        return _area(_after_break(subject))
+    return None
+
+
+def _after_break(words: list[str]) -> list[str]:
+    """The words of a subject after the last clause word ("when using exit node internet" →
+    "internet"; "X and Y" keeps X: the area is the first of a list)."""
+    for index in range(len(words) - 1, -1, -1):
+        if words[index] in {"when", "while", "after", "since", "because", "if", "but", "so",
+                            "that", "which", "where", "then", "i", "we", "it"}:
+            return words[index + 1:]
+    return words
