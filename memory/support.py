@@ -79,14 +79,48 @@ def thread_of(url: str) -> str | None:
     return text.split("#", 1)[0].rstrip("/") or None
 
 
-def with_thread(extraction: Extraction, author: str, url: str) -> Extraction:
-    """The extraction of a customer's message, plus that the customer reported its thread."""
+def with_thread(extraction: Extraction, author: str, url: str, text: str = "") -> Extraction:
+    """The extraction of a customer's message, plus that the customer reported its thread —
+    and the threads its ``text`` says are the same problem ("Duplicate of #1780", "the same
+    issue as https://…/issues/4612"): a thread closed as another's duplicate, or a customer
+    pointing at the thread of their problem, joins that problem's reports, as writing in it
+    would."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
                          f"{author} wrote in {thread}.")
-    return replace(extraction, facts=[*extraction.facts, fact])
+    same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem", line)
+            for other, line in same_problem_threads(text, thread)]
+    return replace(extraction, facts=[*extraction.facts, fact, *same])
+
+
+_SAME_PROBLEM = re.compile(
+    r"\b(?:(?:a |an )?(?:duplicate|dupe) of|(?:the )?same (?:issue|problem|bug|thing|error)"
+    r"(?: as| in| reported in)?|(?:already |also )?(?:reported|discussed|tracked) in"
+    r"(?: several issues)?(?: already)?|similar to)"
+    r"[^.\n]{0,30}?(?P<refs>(?:(?:https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s,)(]*(?:and |or )?)+)",
+    re.IGNORECASE,
+)
+_REFERENCE = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+")
+
+
+def same_problem_threads(text: str, thread: str) -> list[tuple[str, str]]:
+    """``(thread, line)`` for each other thread the text says is the same problem; a bare
+    ``#12`` is of the message's own repository."""
+    found: list[tuple[str, str]] = []
+    repository = thread.partition("#")[0] if "#" in thread else ""
+    for match in _SAME_PROBLEM.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.start("refs") + len(match["refs"].rstrip()))
+        line = text[line_start:line_end if line_end >= 0 else len(text)].strip()
+        for reference in _REFERENCE.findall(match["refs"]):
+            other = thread_of(reference.rstrip(").,")) if "://" in reference else (
+                reference if not reference.startswith("#") else
+                f"{repository}#{reference[1:]}" if repository else None)
+            if other and other != thread and other not in {t for t, _ in found}:
+                found.append((other, line))
+    return found
 
 
 def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:

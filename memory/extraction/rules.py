@@ -955,12 +955,16 @@ class _Reader:
         self.masked = mask(title)
         self._read_closing_keywords(title)  # "Fix #1178 #1189"
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
-        if not words or self.author is None or not _REPORT_TITLE.search(words):
+        if not words or self.author is None:
+            return
+        # A customer's problem goes by its canonical name, so that two customers' tickets of
+        # one problem meet: "Autofill no longer works on Chrome" → Autofill Failures.
+        canonical = problem_name(words) if self.author.type == "Customer" else None
+        if canonical is None and not _REPORT_TITLE.search(words):
             return
         if _COMMIT_PREFIX.match(words) or _imperative(words):
             return  # "Fix …", "feat: …", "Rework …": a change, not a report
-        canonical = problem_name(words)
-        if canonical is not None:  # "Autofill no longer works on Chrome" → Autofill Failures
+        if canonical is not None:
             issue = ExtractedEntity(canonical, self._known_type(canonical) or "Issue")
         else:
             issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
@@ -1836,7 +1840,8 @@ def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = re.split(r"\s+(?:on|in|with|for|from|at)\s+", predicate, maxsplit=1)[0]
     if len(predicate.split(" ")) < 3:
         return False
-    issue = ExtractedEntity(problem_name(predicate) or _display(predicate), "Issue")
+    canonical = problem_name(predicate) if r.author.type == "Customer" else None
+    issue = ExtractedEntity(canonical or _display(predicate), "Issue")
     r.sentence.issues.append(issue)
     return r.reports(r.author, issue, None, c)
 
@@ -1856,7 +1861,8 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = r.masked.unmask(_clean(m["p"])).replace("will not", "won't").replace(
         "does not", "doesn't")
     words = " ".join(_words(subject))
-    canonical = problem_name(f"{words} {predicate}")
+    customer = r.author is not None and r.author.type == "Customer"
+    canonical = problem_name(f"{words} {predicate}") if customer else None
     name = canonical or (
         _display(f"{words} {predicate}") if not words.lower().startswith(("it ", "this "))
         else _display(predicate))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memory.language.words import lemma
+from memory.language.words import is_common_word, lemma, tag
 
 # canonical issue → its phrasings (lemmas; the first word of each must be literal).
 SYMPTOMS: dict[str, tuple[str, ...]] = {
@@ -147,7 +147,8 @@ _AREA_SYNONYMS = {
     "start": "start", "launch": "start", "boot": "start", "run": "start", "open": "start",
     "startup": "start", "update": "update", "upgrade": "update", "autofill": "autofill",
     "fill": "autofill", "magicdns": "MagicDNS", "2fa": "2FA", "mfa": "2FA", "twofactor": "2FA",
-    "twostep": "2FA", "totp": "2FA", "sync": "sync", "synchronization": "sync",
+    "twostep": "2FA", "totp": "2FA", "2factor": "2FA", "multifactor": "2FA", "sync": "sync",
+    "synchronization": "sync",
 }
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
                "sync": "Sync"}
@@ -164,7 +165,8 @@ _NO_AREA = frozenset({
 _NO_ACTION = frozenset({"come", "go", "get", "do", "be", "have", "make", "take", "see", "find",
                         "figure", "tell", "say", "know", "understand", "reproduce", "wait",
                         "help", "try", "think", "seem", "let", "give", "put", "keep", "believe",
-                        "imagine", "remember", "afford", "stand", "explain", "test", "share"})
+                        "imagine", "remember", "afford", "stand", "explain", "test", "share",
+                        "work", "function", "happen", "fix", "solve", "change"})
 _GENERIC_TAILS = frozenset({"access", "connection", "connectivity", "feature", "function",
                             "functionality", "service", "support"})
 _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its",
@@ -188,6 +190,12 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "the sync is broken", "Tailscale Internet is breaking"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get |seem )?(?:break|broke|broken)\b"
                 r"(?! (?!(?:when|after|on|in|with|for|since|again)\b)\w)"), "last"),
+    # "not receiving the 2FA email", "never get the verification code"
+    (re.compile(r"\b(?:not|never|no longer|stop) (?:receive|get|see)"
+                r" (?P<object>[\w' -]+)"), "object"),
+    # "MagicDNS only works partially", "sync works intermittently"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:only )?work (?:only )?(?:partially|intermittently"
+                r"|sporadically|inconsistently|sometimes|half the time)\b"), "last"),
     # "broke MagicDNS", "breaks internet access"
     (re.compile(r"\b(?:broke|break|kill) (?P<object>[\w' -]+)"), "object"),
     # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
@@ -195,7 +203,10 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
      "gerund"),
     # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
+    # "Two-step login problem", "sync issue on Ubuntu"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure)s?\b"), "known"),
 )
+_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor)\b")
 _RESOURCE = re.compile(
     r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
     r"|utilization|leak|leaky|spike|hog|load)\b"
@@ -212,7 +223,7 @@ def _problem_words(text: str) -> list[str]:
             words += expanded.split(" ")
         else:
             words.append(lemma(token) if "-" not in token else token.replace("-", ""))
-    return words
+    return _PAIRS.sub(lambda m: m.group(0).replace(" ", ""), " ".join(words)).split(" ")
 
 
 def _area(words: list[str], *, head: str = "last") -> str | None:
@@ -237,9 +248,24 @@ def _area(words: list[str], *, head: str = "last") -> str | None:
         if word in _AREA_SYNONYMS:
             return _AREA_SYNONYMS[word]
     word = kept[-1] if head == "last" else kept[0]
-    if word in _NO_AREA or len(word) < 3:
+    if word in _NO_AREA or len(word) < 3 or tag(word) in _NOT_AREA_TAGS:
         return None
     return word
+
+
+_NOT_AREA_TAGS = frozenset({"RB", "RBR", "RBS", "JJ", "JJR", "JJS", "IN", "DT", "PRP", "PRP$",
+                            "MD", "CC", "WDT", "WP", "WRB", "UH"})
+
+
+def _action(verb: str, particle: str | None) -> str | None:
+    """The area an action names ("log in" → login, "launch" → start), when the verb is a word
+    of the language: a typo or an adverb names nothing."""
+    for word in (verb + (particle or ""), verb):
+        if word in _AREA_SYNONYMS:
+            return _AREA_SYNONYMS[word]
+    if verb in _NO_ACTION or not is_common_word(verb):
+        return None
+    return _area([verb])
 
 
 def _area_name(area: str) -> str:
@@ -255,7 +281,8 @@ def problem_name(text: str) -> str | None:
     ``"Login Failures"``)."""
     words = _problem_words(text)
     joined = " ".join(words)
-    resource = _RESOURCE.search(joined)
+    resource = _RESOURCE.search(joined) or _RESOURCE.search(" ".join(_TOKEN.findall(
+        text.lower())))  # the words as written too: a misspelling has no lemma ("hight")
     if resource is not None:
         what = resource["what"] or resource["what2"] or "memory"
         return f"High {'CPU' if what == 'cpu' else 'Memory'} Usage"
@@ -272,12 +299,14 @@ def problem_name(text: str) -> str | None:
 def _area_of(match: re.Match[str], how: str) -> str | None:
     groups = match.groupdict()
     if how == "action":
-        verb = groups["verb"]
+        verb, particle = groups["verb"], groups.get("particle")
         if verb in {"access", "use", "reach", "resolve", "connect"}:
             return _area((groups.get("object") or "").split(" "), head="first")
-        if verb in _NO_ACTION:
-            return None
-        return _area([verb + (groups.get("particle") or "")]) or _area([verb])
+        if verb + (particle or "") not in _AREA_SYNONYMS and verb not in _AREA_SYNONYMS:
+            known = _known_area((groups.get("object") or "").split(" ")[:4])
+            if known is not None:  # "cannot edit my 2-factor settings": the 2FA's failure
+                return known
+        return _action(verb, particle)
     if how == "subject":
         verb = groups["verb"]
         subject = groups["subject"].split(" ")[-6:]
@@ -295,12 +324,19 @@ def _area_of(match: re.Match[str], how: str) -> str | None:
             if word in _AREA_SYNONYMS:
                 return _AREA_SYNONYMS[word]
         return None
+    if how == "known":
+        return _known_area(groups["subject"].split(" ")[-3:])
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:
             return None  # "takes forever": how long, not what fails
         return _area(_after_break(subject))
     return None
+
+
+def _known_area(words: list[str]) -> str | None:
+    """The area of the synonym table that the words name, if any."""
+    return next((_AREA_SYNONYMS[w] for w in words if w in _AREA_SYNONYMS), None)
 
 
 def _after_break(words: list[str]) -> list[str]:

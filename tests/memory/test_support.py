@@ -117,3 +117,42 @@ def test_an_importers_episode_is_not_given_a_thread_from_its_address(graph, inge
                     "url": "https://acme.zendesk.com/agent/tickets/7", "facts": [],
                     "entities": [{"name": "Acme Corp", "type": "Customer"}]}])
     assert not Fact.objects.filter(graph=graph, relation="REPORTED").exists()
+
+
+@pytest.mark.parametrize(("text", "threads"), [
+    ("Duplicate of #1780", ["acme/app#1780"]),
+    ("Thanks! This is the same issue as https://github.com/acme/app/issues/46 so closing.",
+     ["acme/app#46"]),
+    ("It seems like it is a duplicate of this one: https://github.com/acme/app/issues/8\n\nBye",
+     ["acme/app#8"]),
+    ("Discussed in several issues already (such as #27, #15)", ["acme/app#27", "acme/app#15"]),
+    ("I fixed #12 yesterday, see the changelog.", []),
+    ("Duplicate of #12", []),  # the message's own thread
+])
+def test_a_message_that_says_its_problem_is_another_threads_names_that_thread(
+        text: str, threads: list[str]) -> None:
+    from memory.support import same_problem_threads
+
+    assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == threads
+
+
+@pytest.mark.django_db
+def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, ingest) -> None:
+    from memory.models import Fact, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "Same here, on 4.2 too."),
+         "url": "https://github.com/acme/app/issues/12#issuecomment-9"},
+        {**ticket(3, "sam", "support:acme/app", "Duplicate of #12"),
+         "url": "https://github.com/acme/app/issues/30"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2", "t3"]]
+    said = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
+    assert said.sentence == "Duplicate of #12"  # the evidence is the line that says so
