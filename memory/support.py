@@ -26,9 +26,11 @@ brand account a message was written to).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.symptoms import problem_name
 from memory.names import normalize_name
 
 SCOPED_TYPES = frozenset({"Issue", "Product"})
@@ -130,6 +132,48 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
 
     def name(value: str, type_: str | None) -> str:
         return scoped(value, brand) if type_ in SCOPED_TYPES else value
+
+    return _renamed(extraction, name)
+
+
+_TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def problem_of(name: str) -> str | None:
+    """The canonical problem an issue's name states, its ticket number and brand aside:
+    ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``."""
+    return problem_name(_bare(name))
+
+
+def _bare(name: str) -> str:
+    words = name
+    while (found := _TRAILING_GROUP.search(words)) is not None and words[:found.start()].strip():
+        words = words[:found.start()]
+    return words
+
+
+def by_problem(extraction: Extraction, brand: str | None, *,
+               given: Collection[str] = ()) -> Extraction:
+    """A customer's message with the issues it reports resolved to their canonical problem, the
+    brand's (``Autofill Failures (Bitwarden)``): one problem said in many ways ("Autofill no
+    longer works on Chrome", "Unable to auto-fill", "Autofill not working in v2025.10") is one
+    issue, so that its customers' tickets meet in one observation. This is resolution, not
+    reading: the extraction names the issue in the customer's words, the sentence each fact
+    cites keeps them, and an issue whose words state no known problem keeps its name, as does
+    an issue ``given`` by name (an importer's mapped field: the support lead chose it)."""
+    kept = {normalize_name(_bare(g)) for g in given}
+
+    def name(value: str, type_: str | None) -> str:
+        if type_ != "Issue" or normalize_name(_bare(value)) in kept:
+            return value
+        canonical = problem_of(value)
+        return scoped(canonical, brand) if canonical else value
+
+    return _renamed(extraction, name)
+
+
+def _renamed(extraction: Extraction, name: Callable[[str, str | None], str]) -> Extraction:
+    """The extraction with every entity name passed through ``name(name, type)``."""
 
     def entity(e: ExtractedEntity) -> ExtractedEntity:
         return replace(e, name=name(e.name, e.type))

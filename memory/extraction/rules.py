@@ -81,7 +81,11 @@ Interpretation rules (judgement calls)
   failing" → ``Export Failures``; other problems keep the customer's words, subject and
   predicate ("Docker Desktop fails to start", "MagicDNS stops working"); otherwise the phrase
   without articles and intensity words ("intermittent"), with its last word plural (``a login
-  bug`` → ``Login Bugs``). A customer's "it's working again" / "resolved for us" closes that
+  bug`` → ``Login Bugs``). A customer's sentence that no pattern reads but that states a problem
+  in the words of ``memory.extraction.symptoms.find_problem`` ("I noticed MagicDNS stops working
+  after…") reports it, named by those words; when the episode is stored, resolution gives every
+  such issue its canonical name (``memory.support.by_problem``: ``MagicDNS Failures``).
+  A customer's "it's working again" / "resolved for us" closes that
   customer's ``REPORTED`` facts only; "still failing" reports the same issue again.
 * Relative dates ("last month", "last Monday") give no ``valid_at``; they are only removed.
 
@@ -205,7 +209,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.symptoms import find_symptom, problem_name, tokens_after
+from memory.extraction.symptoms import find_problem, find_symptom, problem_name, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
@@ -957,18 +961,15 @@ class _Reader:
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None:
             return
-        # A customer's problem goes by its canonical name, so that two customers' tickets of
-        # one problem meet: "Autofill no longer works on Chrome" → Autofill Failures.
-        canonical = problem_name(words) if self.author.type == "Customer" else None
-        if canonical is None and not _REPORT_TITLE.search(words):
+        # A customer's title that states a problem in the words of ``problem_name`` reports it
+        # too ("Application Not Letting Me Log In").
+        if not _REPORT_TITLE.search(words) and not (
+                self.author.type == "Customer" and problem_name(words) is not None):
             return
         if _COMMIT_PREFIX.match(words) or _imperative(words):
             return  # "Fix …", "feat: …", "Rework …": a change, not a report
-        if canonical is not None:
-            issue = ExtractedEntity(canonical, self._known_type(canonical) or "Issue")
-        else:
-            issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
-            self.reference_names.add(issue.name)
+        issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
+        self.reference_names.add(issue.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
@@ -1033,14 +1034,17 @@ class _Reader:
     def _read_problem(self, text: str, sentence: str) -> None:
         """A customer's sentence that states a problem in words no pattern above reads whole
         ("I noticed MagicDNS stops working after there is IP change", "spikes of 100% CPU
-        use"): their report of the problem under its canonical name (``problem_name``). Once
-        the title reported the problem, or when someone else speaks, nothing is added."""
+        use"): their report of the problem, named by the words that state it (``find_problem``;
+        resolution gives it its canonical name, ``memory.support.by_problem``). Once the title
+        reported the problem, or when someone else speaks, nothing is added."""
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
                 or self.title_reported or self.resolved_for_author):
             return
-        name = problem_name(text)
-        if name is None:
+        # The words as written (not normalized: "doesn't" stays), references still masked.
+        problem = find_problem(self.masked.text)
+        if problem is None:
             return
+        name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
         issue = ExtractedEntity(name, self._known_type(name) or "Issue")
         if issue.type != "Issue":
             return
@@ -1840,8 +1844,7 @@ def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = re.split(r"\s+(?:on|in|with|for|from|at)\s+", predicate, maxsplit=1)[0]
     if len(predicate.split(" ")) < 3:
         return False
-    canonical = problem_name(predicate) if r.author.type == "Customer" else None
-    issue = ExtractedEntity(canonical or _display(predicate), "Issue")
+    issue = ExtractedEntity(_display(predicate), "Issue")
     r.sentence.issues.append(issue)
     return r.reports(r.author, issue, None, c)
 
@@ -1861,23 +1864,17 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     predicate = r.masked.unmask(_clean(m["p"])).replace("will not", "won't").replace(
         "does not", "doesn't")
     words = " ".join(_words(subject))
-    customer = r.author is not None and r.author.type == "Customer"
-    canonical = problem_name(f"{words} {predicate}") if customer else None
-    name = canonical or (
-        _display(f"{words} {predicate}") if not words.lower().startswith(("it ", "this "))
-        else _display(predicate))
+    name = _display(f"{words} {predicate}") if not words.lower().startswith(
+        ("it ", "this ")) else _display(predicate)
     if " same " in f" {predicate.lower()} ":
         return False  # "still stuck in the same stage": the thread's problem, said again
     issue = ExtractedEntity(name, r._known_type(name) or "Issue")
     r.sentence.issues.append(issue)
     reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
         None)
-    # The product is in the issue's own words, unless its canonical name left it out ("Docker
-    # Desktop fails to start" → Start Failures); else it affects another only when named after.
+    # The product is already in the issue's words; it affects another only when named after.
     where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
     elsewhere = r.surface(where["np"], c) if where is not None else None
-    if canonical is not None and not words.lower().startswith(("it ", "this ")):
-        elsewhere = elsewhere or surface
     return r.reports(reporter, issue, elsewhere, c)
 
 

@@ -10,6 +10,7 @@ of anything. The table is the domain's vocabulary; the lemmas are the library's.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from memory.language.words import is_common_word, lemma, tag
@@ -215,15 +216,46 @@ _RESOURCE = re.compile(
     r"|\b(?:leak|leaky)\b")
 
 
-def _problem_words(text: str) -> list[str]:
+@dataclass(frozen=True)
+class _Words:
+    """A text's words as the problem patterns read them (lemmas, negations spelled out,
+    compounds joined), each with the span of the text it comes from."""
+
+    text: str
+    words: list[str]
+    spans: list[tuple[int, int]]
+
+    @property
+    def joined(self) -> str:
+        return " ".join(self.words)
+
+    def phrase(self, start: int, end: int) -> str:
+        """The text as written from the word at character ``start`` of ``joined`` to the
+        word at character ``end - 1``."""
+        first, last = self._word_at(start), self._word_at(max(start, end - 1))
+        return self.text[self.spans[first][0]:self.spans[last][1]]
+
+    def _word_at(self, char: int) -> int:
+        return max(0, self.joined.count(" ", 0, char))
+
+
+def _problem_words(text: str) -> _Words:
     words: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
+    spans: list[tuple[int, int]] = []
+    for found in _TOKEN.finditer(text.lower()):
+        token = found.group(0)
         expanded = _NEGATIVE_CONTRACTIONS.get(token)
-        if expanded:
-            words += expanded.split(" ")
-        else:
-            words.append(lemma(token) if "-" not in token else token.replace("-", ""))
-    return _PAIRS.sub(lambda m: m.group(0).replace(" ", ""), " ".join(words)).split(" ")
+        parts = expanded.split(" ") if expanded else [
+            lemma(token) if "-" not in token else token.replace("-", "")]
+        words += parts
+        spans += [found.span()] * len(parts)
+    index = 0
+    while index < len(words) - 1:  # "magic dns" → magicdns, "two factor" → twofactor
+        if _PAIRS.fullmatch(f"{words[index]} {words[index + 1]}"):
+            words[index:index + 2] = [words[index] + words[index + 1]]
+            spans[index:index + 2] = [(spans[index][0], spans[index + 1][1])]
+        index += 1
+    return _Words(text, words, spans)
 
 
 def _area(words: list[str], *, head: str = "last") -> str | None:
@@ -272,28 +304,94 @@ def _area_name(area: str) -> str:
     return _AREA_NAMES.get(area, area if not area.islower() else area.title())
 
 
+@dataclass(frozen=True)
+class Problem:
+    name: str
+    """The canonical name: ``Autofill Failures``."""
+    phrase: str
+    """The customer's words that state it, as written: ``Autofill no longer works``."""
+
+
 @lru_cache(maxsize=8192)
-def problem_name(text: str) -> str | None:
-    """The canonical name of the problem a phrase or sentence states, if it states one in the
-    phrasings above: ``"Autofill no longer works on Chrome"`` → ``"Autofill Failures"``,
-    ``"Docker stuck in starting state"`` → ``"Start Failures"``, ``"High CPU consuption"`` →
-    ``"High CPU Usage"``; the symptoms of the table keep their names (``"I can't sign in"`` →
-    ``"Login Failures"``)."""
-    words = _problem_words(text)
-    joined = " ".join(words)
-    resource = _RESOURCE.search(joined) or _RESOURCE.search(" ".join(_TOKEN.findall(
-        text.lower())))  # the words as written too: a misspelling has no lemma ("hight")
+def find_problem(text: str) -> Problem | None:
+    """The problem a phrase or sentence states, if it states one in the phrasings above:
+    ``"Autofill no longer works on Chrome"`` → ``Autofill Failures``, ``"Docker stuck in
+    starting state"`` → ``Start Failures``, ``"High CPU consuption"`` → ``High CPU Usage``;
+    the symptoms of the table keep their names (``"I can't sign in"`` → ``Login Failures``)."""
+    read = _problem_words(text)
+    joined = read.joined
+    resource = _RESOURCE.search(joined)
+    if resource is None:  # the words as written too: a misspelling has no lemma ("hight")
+        written = _problem_words_as_written(text)
+        found_written = _RESOURCE.search(written.joined)
+        if found_written is not None:
+            read, resource = written, found_written
     if resource is not None:
         what = resource["what"] or resource["what2"] or "memory"
-        return f"High {'CPU' if what == 'cpu' else 'Memory'} Usage"
+        end = resource.end()
+        after = re.match(r" (?:usage|use|consumption|utilisation|utilization|leak)\b",
+                         read.joined[end:])
+        return Problem(f"High {'CPU' if what == 'cpu' else 'Memory'} Usage",
+                       read.phrase(resource.start(), end + (after.end() if after else 0)))
     for pattern, how in _PROBLEM_PATTERNS:
         for match in pattern.finditer(joined):
             area = _area_of(match, how)
             if area is not None:
-                name = f"{_area_name(area)} Failures"
-                return "Login Failures" if area == "login" else name
+                name = "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
+                return Problem(name, _phrase_of(read, match, how, area))
     found = find_symptom(text)
-    return found[0] if found else None
+    if found is None:
+        return None
+    spans = [m.span() for m in _TOKEN.finditer(text.lower())]
+    start, end = found[1], min(found[2], len(spans)) - 1
+    return Problem(found[0], text[spans[start][0]:spans[end][1]])
+
+
+def problem_name(text: str) -> str | None:
+    """The canonical name of the problem a text states (``find_problem``), if any."""
+    found = find_problem(text)
+    return found.name if found else None
+
+
+def _problem_words_as_written(text: str) -> _Words:
+    found = list(_TOKEN.finditer(text.lower()))
+    return _Words(text, [m.group(0) for m in found], [m.span() for m in found])
+
+
+def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
+    """The words of the match that state the problem: from the area named in a subject
+    ("I noticed *MagicDNS stops working*") or from the failing action ("*Unable to auto-fill
+    the selected item*"), up to a preposition or a clause after it."""
+    first = read._word_at(match.start())
+    last = read._word_at(match.end() - 1)
+    if how in {"subject", "last", "known"}:
+        for index in range(last, first - 1, -1):
+            word = read.words[index]
+            if word == area or _AREA_SYNONYMS.get(word) == area:
+                # the failing verb itself ("Docker desktop not running"): with its subject
+                first = index if index < last else max(first, index - 3)
+                break
+    if how == "action" and first > 0 and read.words[first - 1] not in _DETERMINERS | (
+            _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1):
+        first -= 1  # "the *terminal won't open*": who fails, with the failure
+    for index in range(first + 1, last + 1):
+        word = read.words[index]
+        if _punctuated(read, index - 1):
+            last = index - 1  # "…auth settings, like I was planning": the phrase ends there
+            break
+        if index > first + 1 and word in _PHRASE_BREAKS and (
+                read.words[index - 1] + word not in _AREA_SYNONYMS):
+            last = index - 1
+            break
+    return read.text[read.spans[first][0]:read.spans[last][1]]
+
+
+def _punctuated(read: _Words, index: int) -> bool:
+    """Whether a clause ends after word ``index`` (a comma, a full stop... before the next)."""
+    if index + 1 >= len(read.spans):
+        return False
+    between = read.text[read.spans[index][1]:read.spans[index + 1][0]]
+    return any(mark in between for mark in ",;:.!?()")
 
 
 def _area_of(match: re.Match[str], how: str) -> str | None:
@@ -324,8 +422,13 @@ def _area_of(match: re.Match[str], how: str) -> str | None:
             if word in _AREA_SYNONYMS:
                 return _AREA_SYNONYMS[word]
         return None
-    if how == "known":
-        return _known_area(groups["subject"].split(" ")[-3:])
+    if how == "known":  # the compound right before "problem": "two-step login problem"
+        words = groups["subject"].split(" ")[-3:]
+        for index in range(len(words) - 1, -1, -1):
+            if words[index] in _PHRASE_BREAKS or words[index] in _DETERMINERS:
+                words = words[index + 1:]
+                break
+        return _known_area(words)
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:

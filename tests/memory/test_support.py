@@ -156,3 +156,53 @@ def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, i
     assert groups == [["t1", "t2", "t3"]]
     said = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
     assert said.sentence == "Duplicate of #12"  # the evidence is the line that says so
+
+
+def test_one_problem_in_different_words_resolves_to_one_issue_of_the_brand() -> None:
+    from memory.support import by_problem
+
+    titles = ["Unable to auto-fill the selected item on this page (#2364)",
+              "Autofill not working in Browser v2025.10.0 (#17096) (Bitwarden)",
+              "Autofill Doesn't Work (#11475)"]
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("ana", "Customer", "REPORTED", title, "Issue", title) for title in titles])
+
+    resolved = by_problem(extraction, "Bitwarden")
+
+    assert {f.target for f in resolved.facts} == {"Autofill Failures (Bitwarden)"}
+    assert [f.sentence for f in resolved.facts] == titles  # the evidence keeps the words
+
+
+def test_an_issue_in_no_known_words_or_given_by_name_keeps_its_name() -> None:
+    from memory.support import by_problem
+
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("ana", "Customer", "REPORTED", "Vault export hangs halfway (#4410)",
+                      "Issue", "s"),
+        ExtractedFact("ana", "Customer", "REPORTED", "sync timeouts (Nimbus)", "Issue", "s")])
+
+    resolved = by_problem(extraction, "Nimbus", given=["sync timeouts"])
+
+    assert [f.target for f in resolved.facts] == [
+        "Vault export hangs halfway (#4410)", "sync timeouts (Nimbus)"]
+
+
+@pytest.mark.django_db
+def test_customers_naming_one_problem_differently_meet_in_one_observation(graph, ingest) -> None:
+    from memory.models import Entity, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "# Autofill no longer works on Chrome #12"),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "# Unable to auto-fill #30"),
+         "url": "https://github.com/acme/app/issues/30"},
+        {**ticket(3, "sam", "support:acme/app", "# Sync stalls on start #31"),
+         "url": "https://github.com/acme/app/issues/31"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2"]]
+    assert Entity.objects.filter(graph=graph, name="Autofill Failures (acme/app)").exists()
