@@ -139,10 +139,12 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
 _TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
 
 
-def problem_of(name: str) -> str | None:
+def problem_of(name: str, brand: str | None = None) -> str | None:
     """The canonical problem an issue's name states, its ticket number and brand aside:
-    ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``."""
-    return problem_name(_bare(name))
+    ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``. The
+    brand's own words name no area of it ("Docker stopped working")."""
+    product = frozenset(re.findall(r"[a-z0-9]+", brand.lower())) if brand else frozenset()
+    return problem_name(_bare(name), product)
 
 
 def _bare(name: str) -> str:
@@ -166,7 +168,7 @@ def by_problem(extraction: Extraction, brand: str | None, *,
     def name(value: str, type_: str | None) -> str:
         if type_ != "Issue" or normalize_name(_bare(value)) in kept:
             return value
-        canonical = problem_of(value)
+        canonical = problem_of(value, brand)
         return scoped(canonical, brand) if canonical else value
 
     return _renamed(extraction, name)

@@ -258,9 +258,11 @@ def _problem_words(text: str) -> _Words:
     return _Words(text, words, spans)
 
 
-def _area(words: list[str], *, head: str = "last") -> str | None:
-    """The area a few words name: ``"your login on the website"`` → ``login``; none for a
-    pronoun, a vague word or a remedy."""
+def _area(words: list[str], *, head: str = "last",
+          product: frozenset[str] = frozenset()) -> str | None:
+    """The area a few words name: ``"your login on the website"`` → ``login``, ``"ochre rook
+    syncs"`` → ``ochre rook sync``; none for a pronoun, a vague word, a remedy or the product
+    itself (``product``: the brand's words: "Docker stopped working" names no area of it)."""
     kept: list[str] = []
     for word in words:
         if word in _DETERMINERS and not kept:
@@ -271,25 +273,35 @@ def _area(words: list[str], *, head: str = "last") -> str | None:
             continue
         if not re.search(r"[a-z]", word) or re.fullmatch(r"v?\d[\d.]*", word):
             continue  # a version number
+        if word in _INTENSITY:
+            continue  # "endless login loop": how bad, not what
         kept.append(word)
     while len(kept) > 1 and kept[-1] in _GENERIC_TAILS:
         kept.pop()
+    kept = [w for w in (kept[-3:] if head == "last" else kept[:3]) if w not in product]
     if not kept:
         return None
-    for word in kept:  # a known area anywhere in the phrase names it ("tailscale magicdns")
-        if word in _AREA_SYNONYMS:
-            return _AREA_SYNONYMS[word]
-    word = kept[-1] if head == "last" else kept[0]
-    if word in _NO_AREA or len(word) < 3 or tag(word) in _NOT_AREA_TAGS:
+    core = [w for w in kept if w not in _SURFACES] or kept
+    if all(w in _AREA_SYNONYMS for w in core):  # "two-step login", "web site login": one area
+        return _AREA_SYNONYMS[core[0]]
+    last = kept[-1]
+    if last in _NO_AREA or len(last) < 3 or tag(last) in _NOT_AREA_TAGS or (
+            len(kept) == 1 and tag(last) in {"VBD", "VBN", "VBZ"}):
         return None
-    return word
+    return " ".join(_AREA_SYNONYMS.get(w, w) for w in kept)
 
 
+_INTENSITY = frozenset({"endless", "infinite", "constant", "random", "frequent", "intermittent",
+                        "repeated", "persistent", "permanent", "weird", "strange", "total"})
+# Where a customer meets an area, not another area: "web site login" is the login.
+_SURFACES = frozenset({"web", "site", "website", "desktop", "mobile", "app", "browser", "client",
+                       "cli", "gui", "ui", "account", "user", "page", "screen"})
 _NOT_AREA_TAGS = frozenset({"RB", "RBR", "RBS", "JJ", "JJR", "JJS", "IN", "DT", "PRP", "PRP$",
                             "MD", "CC", "WDT", "WP", "WRB", "UH"})
 
 
-def _action(verb: str, particle: str | None) -> str | None:
+def _action(verb: str, particle: str | None,
+            product: frozenset[str] = frozenset()) -> str | None:
     """The area an action names ("log in" → login, "launch" → start), when the verb is a word
     of the language: a typo or an adverb names nothing."""
     for word in (verb + (particle or ""), verb):
@@ -297,11 +309,12 @@ def _action(verb: str, particle: str | None) -> str | None:
             return _AREA_SYNONYMS[word]
     if verb in _NO_ACTION or not is_common_word(verb):
         return None
-    return _area([verb])
+    return _area([verb], product=product)
 
 
 def _area_name(area: str) -> str:
-    return _AREA_NAMES.get(area, area if not area.islower() else area.title())
+    return _AREA_NAMES.get(area) or " ".join(
+        _AREA_NAMES.get(w, w if not w.islower() else w.title()) for w in area.split(" "))
 
 
 @dataclass(frozen=True)
@@ -313,7 +326,7 @@ class Problem:
 
 
 @lru_cache(maxsize=8192)
-def find_problem(text: str) -> Problem | None:
+def find_problem(text: str, product: frozenset[str] = frozenset()) -> Problem | None:
     """The problem a phrase or sentence states, if it states one in the phrasings above:
     ``"Autofill no longer works on Chrome"`` → ``Autofill Failures``, ``"Docker stuck in
     starting state"`` → ``Start Failures``, ``"High CPU consuption"`` → ``High CPU Usage``;
@@ -335,7 +348,7 @@ def find_problem(text: str) -> Problem | None:
                        read.phrase(resource.start(), end + (after.end() if after else 0)))
     for pattern, how in _PROBLEM_PATTERNS:
         for match in pattern.finditer(joined):
-            area = _area_of(match, how)
+            area = _area_of(match, how, product)
             if area is not None:
                 name = "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
                 return Problem(name, _phrase_of(read, match, how, area))
@@ -347,9 +360,9 @@ def find_problem(text: str) -> Problem | None:
     return Problem(found[0], text[spans[start][0]:spans[end][1]])
 
 
-def problem_name(text: str) -> str | None:
+def problem_name(text: str, product: frozenset[str] = frozenset()) -> str | None:
     """The canonical name of the problem a text states (``find_problem``), if any."""
-    found = find_problem(text)
+    found = find_problem(text, product)
     return found.name if found else None
 
 
@@ -394,29 +407,30 @@ def _punctuated(read: _Words, index: int) -> bool:
     return any(mark in between for mark in ",;:.!?()")
 
 
-def _area_of(match: re.Match[str], how: str) -> str | None:
+def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | None:
     groups = match.groupdict()
     if how == "action":
         verb, particle = groups["verb"], groups.get("particle")
         if verb in {"access", "use", "reach", "resolve", "connect"}:
-            return _area((groups.get("object") or "").split(" "), head="first")
+            return _area((groups.get("object") or "").split(" "), head="first", product=product)
         if verb + (particle or "") not in _AREA_SYNONYMS and verb not in _AREA_SYNONYMS:
             known = _known_area((groups.get("object") or "").split(" ")[:4])
             if known is not None:  # "cannot edit my 2-factor settings": the 2FA's failure
                 return known
-        return _action(verb, particle)
+        return _action(verb, particle, product)
     if how == "subject":
         verb = groups["verb"]
         subject = groups["subject"].split(" ")[-6:]
         if verb in {"work", "function"}:
-            return _area(_after_break(subject))
+            return _area(_after_break(subject), product=product)
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
                                                                  "login", "autofill"}:
             return _AREA_SYNONYMS[verb]
         return None
     if how == "object":
         words = groups["object"].split(" ")
-        return None if words[0] in _PHRASE_BREAKS else _area(words, head="first")
+        return None if words[0] in _PHRASE_BREAKS else _area(words, head="first",
+                                                              product=product)
     if how == "gerund":
         for word in groups["object"].split(" ")[:5]:
             if word in _AREA_SYNONYMS:
@@ -428,12 +442,13 @@ def _area_of(match: re.Match[str], how: str) -> str | None:
             if words[index] in _PHRASE_BREAKS or words[index] in _DETERMINERS:
                 words = words[index + 1:]
                 break
-        return _known_area(words)
+        area = _area(words, product=product)
+        return area if area in _AREA_SYNONYMS.values() else None
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:
             return None  # "takes forever": how long, not what fails
-        return _area(_after_break(subject))
+        return _area(_after_break(subject), product=product)
     return None
 
 
@@ -447,6 +462,8 @@ def _after_break(words: list[str]) -> list[str]:
     "internet"; "X and Y" keeps X: the area is the first of a list)."""
     for index in range(len(words) - 1, -1, -1):
         if words[index] in {"when", "while", "after", "since", "because", "if", "but", "so",
-                            "that", "which", "where", "then", "i", "we", "it"}:
+                            "that", "which", "where", "then", "i", "we", "it", "notice", "see",
+                            "find", "realize", "observe", "think", "believe", "guess", "feel",
+                            "seem", "appear", "say", "mean"}:
             return words[index + 1:]
     return words

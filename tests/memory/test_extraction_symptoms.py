@@ -74,10 +74,13 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
         ("Application Not Letting Me Log In", "Login Failures"),
         ("High CPU consuption", "High CPU Usage"),
         ("Two-step login problem on Ubuntu 24", "2FA Failures"),
-        ("Not receiving 2FA email when logging into desktop app", "2FA Failures"),
+        ("Not receiving 2FA email when logging into desktop app", "2FA Email Failures"),
         ("I cannot edit my 2-factor auth settings", "2FA Failures"),
         ("Magic DNS only works partially", "MagicDNS Failures"),
         ("timeout problem", "Timeout Errors"),
+        ("I noticed MagicDNS stops working after there is IP change", "MagicDNS Failures"),
+        ("Web Site Login Loop", "Login Failures"),
+        ("Our ochre rook syncs are broken", "Ochre Rook Sync Failures"),  # an area of its own
         ("I have been having spikes of 100% CPU use", "High CPU Usage"),
         ("I am still seeing a large amount of memory usage", "High Memory Usage"),
         ("the app takes forever to load", "Latency"),  # the table's symptoms keep their name

@@ -173,6 +173,14 @@ def test_one_problem_in_different_words_resolves_to_one_issue_of_the_brand() -> 
     assert [f.sentence for f in resolved.facts] == titles  # the evidence keeps the words
 
 
+def test_the_brands_own_name_is_no_area_of_it() -> None:
+    from memory.support import problem_of
+
+    assert problem_of("Docker Stopped Working (#1813)", "docker/for-mac") is None
+    assert problem_of("Tailscale Internet is breaking (#15745)", "tailscale/tailscale") == (
+        "Internet Failures")
+
+
 def test_an_issue_in_no_known_words_or_given_by_name_keeps_its_name() -> None:
     from memory.support import by_problem
 
