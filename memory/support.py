@@ -104,15 +104,22 @@ _SAME_PROBLEM = re.compile(
     r"[^.\n]{0,30}?(?P<refs>(?:(?:https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s,)(]*(?:and |or )?)+)",
     re.IGNORECASE,
 )
+# A link to another issue of the same tracker ("installing this fixed image <link to a comment
+# on #2655>"): a customer points at the thread of their problem, or at its fix there.
+_ISSUE_LINK = re.compile(
+    r"(?P<refs>https?://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/issues/(?P<number>\d+)\S*)")
 _REFERENCE = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+")
 
 
 def same_problem_threads(text: str, thread: str) -> list[tuple[str, str]]:
-    """``(thread, line)`` for each other thread the text says is the same problem; a bare
-    ``#12`` is of the message's own repository."""
+    """``(thread, line)`` for each other thread the text says is the same problem, or links to
+    (an issue of the same repository); a bare ``#12`` is of the message's own repository."""
     found: list[tuple[str, str]] = []
     repository = thread.partition("#")[0] if "#" in thread else ""
-    for match in _SAME_PROBLEM.finditer(text):
+    matches = list(_SAME_PROBLEM.finditer(text)) + [
+        m for m in _ISSUE_LINK.finditer(text)
+        if repository and f"{m['repo']}#{m['number']}" != thread and m["repo"] == repository]
+    for match in matches:
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.start("refs") + len(match["refs"].rstrip()))
         line = text[line_start:line_end if line_end >= 0 else len(text)].strip()

@@ -891,6 +891,9 @@ class _Reader:
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
         """The title already reports the problem: the body's symptoms restate it."""
+        self.title_problem_unknown = False
+        """...in words that state no known problem ("docker desktop wsl distro stopped"): the
+        body's first statement of one says which (``_read_problem``)."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
@@ -979,6 +982,7 @@ class _Reader:
             if surface is not None and surface.name[:1].isupper():
                 self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
+        self.title_problem_unknown = problem_name(words) is None
         event = _EVENT.search(words)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
@@ -1038,7 +1042,8 @@ class _Reader:
         resolution gives it its canonical name, ``memory.support.by_problem``). Once the title
         reported the problem, or when someone else speaks, nothing is added."""
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
-                or self.title_reported or self.resolved_for_author):
+                or (self.title_reported and not self.title_problem_unknown)
+                or self.resolved_for_author):
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
@@ -1049,6 +1054,10 @@ class _Reader:
         if issue.type != "Issue":
             return
         self.sentence.issues.append(issue)
+        if self.title_reported:  # the title's problem, said in known words: once
+            self.title_problem_unknown = False
+            self.fact(self.author, REPORTED, issue, self._bare_clause(sentence))
+            return
         self.reports(self.author, issue, None, self._bare_clause(sentence))
 
     def _customer_better(self, text: str, sentence: str) -> None:

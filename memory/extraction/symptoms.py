@@ -295,7 +295,8 @@ _INTENSITY = frozenset({"endless", "infinite", "constant", "random", "frequent",
                         "repeated", "persistent", "permanent", "weird", "strange", "total"})
 # Where a customer meets an area, not another area: "web site login" is the login.
 _SURFACES = frozenset({"web", "site", "website", "desktop", "mobile", "app", "browser", "client",
-                       "cli", "gui", "ui", "account", "user", "page", "screen"})
+                       "cli", "gui", "ui", "account", "user", "page", "screen", "email", "code",
+                       "prompt"})
 _NOT_AREA_TAGS = frozenset({"RB", "RBR", "RBS", "JJ", "JJR", "JJS", "IN", "DT", "PRP", "PRP$",
                             "MD", "CC", "WDT", "WP", "WRB", "UH"})
 

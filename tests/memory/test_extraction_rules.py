@@ -759,6 +759,15 @@ def test_a_customers_sentence_that_states_a_problem_reports_it_in_their_words() 
     assert signatures(extraction) == {("Ana", "REPORTED", "MagicDNS stops working")}
 
 
+def test_a_title_in_unknown_words_takes_the_bodys_first_known_problem_too() -> None:
+    extraction = extract("# docker desktop wsl distro stopped #9385\n\n"
+                         "After update, docker could not run. Docker could not run again.",
+                         author="zhangmx", author_type="Customer")
+
+    assert [f.target for f in extraction.facts if f.relation == "REPORTED"] == [
+        "docker desktop wsl distro stopped (#9385)", "docker could not run"]
+
+
 def test_a_teammates_problem_words_are_no_customer_report() -> None:
     assert extract("I noticed MagicDNS stops working after there is IP change.",
                    author="Alice").facts == []

@@ -74,7 +74,7 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
         ("Application Not Letting Me Log In", "Login Failures"),
         ("High CPU consuption", "High CPU Usage"),
         ("Two-step login problem on Ubuntu 24", "2FA Failures"),
-        ("Not receiving 2FA email when logging into desktop app", "2FA Email Failures"),
+        ("Not receiving 2FA email when logging into desktop app", "2FA Failures"),
         ("I cannot edit my 2-factor auth settings", "2FA Failures"),
         ("Magic DNS only works partially", "MagicDNS Failures"),
         ("timeout problem", "Timeout Errors"),

@@ -214,3 +214,11 @@ def test_customers_naming_one_problem_differently_meet_in_one_observation(graph,
               for o in Observation.objects.filter(graph=graph, status="active")]
     assert groups == [["t1", "t2"]]
     assert Entity.objects.filter(graph=graph, name="Autofill Failures (acme/app)").exists()
+
+
+def test_a_link_to_another_issue_of_the_tracker_points_at_its_thread() -> None:
+    from memory.support import same_problem_threads
+
+    text = "installing this fixed image\nhttps://github.com/acme/app/issues/26#issuecomment-5"
+    assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == ["acme/app#26"]
+    assert same_problem_threads("see https://github.com/other/lib/issues/3", "acme/app#12") == []
