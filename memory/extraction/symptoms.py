@@ -174,15 +174,18 @@ _DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "
                           "this", "that", "some", "any", "all", "me", "us"})
 _PHRASE_BREAKS = frozenset({"on", "in", "with", "for", "from", "at", "via", "when", "while",
                             "after", "before", "since", "and", "or", "but", "of", "to", "by",
-                            "if", "because", "as", "so", "then"})
+                            "if", "because", "as", "so", "then", "despite", "although", "though",
+                            "unless", "until", "except", "without", "through", "into", "about",
+                            "during", "like", "than", "against", "using", "within", "even"})
 _FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", "really",
                       "even", "again", "totally", "simply", "always", "sometimes", "seem",
                       "keep", "be", "have", "get", "anymore", "properly", "correctly"})
 _FAIL_VERBS = r"(?:work|function)"
 _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
-    (re.compile(r"\b(?:cannot|unable to|not able to|will not|fail to|never|not let \w+)"
-                r" (?P<verb>\w+)(?: (?P<particle>in|on|up))?(?: (?P<object>[\w' -]+))?"),
+    (re.compile(r"\b(?:(?:cannot|unable to|not able to|will not|fail to|never)(?: let \w+)?"
+                r"|not let \w+) (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
+                r"(?: (?P<object>[\w' -]+))?"),
      "action"),
     # "autofill no longer works", "internet does not work", "MagicDNS stopped working"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:do not|no long|no longer|not|stop|never|be not)"
@@ -197,6 +200,8 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "MagicDNS only works partially", "sync works intermittently"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:only )?work (?:only )?(?:partially|intermittently"
                 r"|sporadically|inconsistently|sometimes|half the time)\b"), "last"),
+    # "Internet access blocked by VPN"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get )?block\b(?! \w+ing\b)"), "last"),
     # "broke MagicDNS", "breaks internet access"
     (re.compile(r"\b(?:broke|break|kill) (?P<object>[\w' -]+)"), "object"),
     # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
@@ -308,9 +313,9 @@ def _action(verb: str, particle: str | None,
     for word in (verb + (particle or ""), verb):
         if word in _AREA_SYNONYMS:
             return _AREA_SYNONYMS[word]
-    if verb in _NO_ACTION or not is_common_word(verb):
+    if verb in _NO_ACTION or verb in product or not is_common_word(verb) or len(verb) < 3:
         return None
-    return _area([verb], product=product)
+    return None if tag(verb) in _NOT_AREA_TAGS else verb  # "cannot link" → link
 
 
 def _area_name(area: str) -> str:
@@ -412,8 +417,10 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
     groups = match.groupdict()
     if how == "action":
         verb, particle = groups["verb"], groups.get("particle")
-        if verb in {"access", "use", "reach", "resolve", "connect"}:
-            return _area((groups.get("object") or "").split(" "), head="first", product=product)
+        if verb in {"access", "use", "reach", "resolve", "connect"}:  # what cannot be reached
+            return _area((groups.get("object") or "").split(" "), head="first",
+                         product=product) or (_action(verb, None, product) if not groups.get(
+                             "object") else None)
         if verb + (particle or "") not in _AREA_SYNONYMS and verb not in _AREA_SYNONYMS:
             known = _known_area((groups.get("object") or "").split(" ")[:4])
             if known is not None:  # "cannot edit my 2-factor settings": the 2FA's failure

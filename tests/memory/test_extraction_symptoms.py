@@ -80,6 +80,10 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
         ("timeout problem", "Timeout Errors"),
         ("I noticed MagicDNS stops working after there is IP change", "MagicDNS Failures"),
         ("Web Site Login Loop", "Login Failures"),
+        ("Latest app version won't let me connect", "Connect Failures"),
+        ("Internet access blocked by VPN", "Internet Failures"),
+        ("Cannot access internet despite UI showing successful connection", "Internet Failures"),
+        ("cannot link device on pc", "Link Failures"),
         ("Our ochre rook syncs are broken", "Ochre Rook Sync Failures"),  # an area of its own
         ("I have been having spikes of 100% CPU use", "High CPU Usage"),
         ("I am still seeing a large amount of memory usage", "High Memory Usage"),
