@@ -146,7 +146,8 @@ _AREA_SYNONYMS = {
     "login": "login", "signin": "login", "logon": "login", "log": "login", "sign": "login",
     "authenticate": "login", "authentication": "login",
     "start": "start", "launch": "start", "boot": "start", "run": "start", "open": "start",
-    "startup": "start", "update": "update", "upgrade": "update", "autofill": "autofill",
+    "startup": "start", "restart": "start", "reboot": "start", "relaunch": "start",
+    "update": "update", "upgrade": "update", "autofill": "autofill",
     "fill": "autofill", "magicdns": "MagicDNS", "2fa": "2FA", "mfa": "2FA", "twofactor": "2FA",
     "twostep": "2FA", "totp": "2FA", "2factor": "2FA", "multifactor": "2FA", "sync": "sync",
     "synchronization": "sync",
@@ -183,7 +184,8 @@ _FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", 
 _FAIL_VERBS = r"(?:work|function)"
 _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
-    (re.compile(r"\b(?:(?:cannot|unable to|not able to|will not|fail to|never)(?: let \w+)?"
+    (re.compile(r"\b(?:(?:cannot|can not|could not|unable to|not able to|will not|fail to"
+                r"|never)(?: let \w+)?"
                 r"|not let \w+) (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
                 r"(?: (?P<object>[\w' -]+))?"),
      "action"),
@@ -200,6 +202,9 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "MagicDNS only works partially", "sync works intermittently"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:only )?work (?:only )?(?:partially|intermittently"
                 r"|sporadically|inconsistently|sometimes|half the time)\b"), "last"),
+    # "keeps on starting", "keeps loading": an action that never completes
+    (re.compile(r"\bkeep (?:on )?(?P<verb>start|load|restart|reboot|relaunch|update|sync"
+                r"|reconnect|spin)\b"), "action"),
     # "Internet access blocked by VPN"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get )?block\b(?! \w+ing\b)"), "last"),
     # "broke MagicDNS", "breaks internet access"
@@ -391,9 +396,12 @@ def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
                 first = index if index < last else max(first, index - 3)
                 break
     if how == "action" and first > 0 and read.words[first - 1] not in _DETERMINERS | (
-            _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1):
+            _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1) and (
+                tag(read.words[first - 1]).startswith("NN")):
         first -= 1  # "the *terminal won't open*": who fails, with the failure
-    for index in range(first + 1, last + 1):
+    verb = read._word_at(match.start("verb")) if "verb" in match.groupdict() and (
+        match["verb"]) else first
+    for index in range(max(first, verb) + 1, last + 1):
         word = read.words[index]
         if _punctuated(read, index - 1):
             last = index - 1  # "…auth settings, like I was planning": the phrase ends there
@@ -431,9 +439,11 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         subject = groups["subject"].split(" ")[-6:]
         if verb in {"work", "function"}:
             return _area(_after_break(subject), product=product)
+        head = subject[-1] if subject else ""
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
-                                                                 "login", "autofill"}:
-            return _AREA_SYNONYMS[verb]
+                                                                 "login", "autofill"} and (
+                head not in _NO_AREA and tag(head).startswith("NN")):
+            return _AREA_SYNONYMS[verb]  # "Docker desktop not running"; not "I wasn't running"
         return None
     if how == "object":
         words = groups["object"].split(" ")

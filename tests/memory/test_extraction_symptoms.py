@@ -84,6 +84,8 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
         ("Internet access blocked by VPN", "Internet Failures"),
         ("Cannot access internet despite UI showing successful connection", "Internet Failures"),
         ("cannot link device on pc", "Link Failures"),
+        ("The hyper-v version first keeps on starting and finally says it fails", "Start Failures"),
+        ("After update, docker could not run", "Start Failures"),
         ("Our ochre rook syncs are broken", "Ochre Rook Sync Failures"),  # an area of its own
         ("I have been having spikes of 100% CPU use", "High CPU Usage"),
         ("I am still seeing a large amount of memory usage", "High Memory Usage"),
@@ -98,7 +100,8 @@ def test_one_problem_said_in_different_words_has_one_canonical_name(text: str,
 @pytest.mark.parametrize(
     "text",
     ["It doesn't work", "the workaround does not work", "this is not a bug",
-     "I can not reproduce this", "Docker Version 2.5.0.1 Doesn't Work", "Thanks, all good now"],
+     "I can not reproduce this", "Docker Version 2.5.0.1 Doesn't Work", "Thanks, all good now",
+     "It did just fine (wasn't running docker)"],
 )
 def test_no_problem_is_named_without_saying_what_fails(text: str) -> None:
     assert problem_name(text) is None
