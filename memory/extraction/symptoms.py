@@ -157,8 +157,8 @@ _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill
 # Words that are no area of their own: pronouns, vague nouns, remedies, the product as a whole.
 _NO_AREA = frozenset({
     "it", "this", "that", "these", "those", "they", "nothing", "anything", "everything",
-    "something", "thing", "one", "same", "workaround", "solution", "fix", "reset", "restart",
-    "reinstall", "command", "step", "method", "approach", "link", "above", "button", "option",
+    "something", "thing", "one", "same", "workaround", "solution", "fix", "reset", "reinstall",
+    "command", "step", "method", "approach", "link", "above", "button", "option",
     "setting", "issue", "problem", "error", "bug", "he", "she", "you", "we", "i", "me", "which",
     "what", "who", "there", "here", "app", "application", "program", "software", "tool", "none",
     "version", "release", "build", "edition",
@@ -181,7 +181,6 @@ _PHRASE_BREAKS = frozenset({"on", "in", "with", "for", "from", "at", "via", "whe
 _FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", "really",
                       "even", "again", "totally", "simply", "always", "sometimes", "seem",
                       "keep", "be", "have", "get", "anymore", "properly", "correctly"})
-_FAIL_VERBS = r"(?:work|function)"
 _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
     (re.compile(r"\b(?:(?:cannot|can not|could not|unable to|not able to|will not|fail to"
@@ -242,10 +241,11 @@ class _Words:
     def phrase(self, start: int, end: int) -> str:
         """The text as written from the word at character ``start`` of ``joined`` to the
         word at character ``end - 1``."""
-        first, last = self._word_at(start), self._word_at(max(start, end - 1))
+        first, last = self.word_at(start), self.word_at(max(start, end - 1))
         return self.text[self.spans[first][0]:self.spans[last][1]]
 
-    def _word_at(self, char: int) -> int:
+    def word_at(self, char: int) -> int:
+        """The index of the word at character ``char`` of ``joined``."""
         return max(0, self.joined.count(" ", 0, char))
 
 
@@ -386,8 +386,8 @@ def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
     """The words of the match that state the problem: from the area named in a subject
     ("I noticed *MagicDNS stops working*") or from the failing action ("*Unable to auto-fill
     the selected item*"), up to a preposition or a clause after it."""
-    first = read._word_at(match.start())
-    last = read._word_at(match.end() - 1)
+    first = read.word_at(match.start())
+    last = read.word_at(match.end() - 1)
     if how in {"subject", "last", "known"}:
         for index in range(last, first - 1, -1):
             word = read.words[index]
@@ -399,7 +399,7 @@ def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
             _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1) and (
                 tag(read.words[first - 1]).startswith("NN")):
         first -= 1  # "the *terminal won't open*": who fails, with the failure
-    verb = read._word_at(match.start("verb")) if "verb" in match.groupdict() and (
+    verb = read.word_at(match.start("verb")) if "verb" in match.groupdict() and (
         match["verb"]) else first
     for index in range(max(first, verb) + 1, last + 1):
         word = read.words[index]
