@@ -26,9 +26,11 @@ brand account a message was written to).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.symptoms import problem_name
 from memory.names import normalize_name
 
 SCOPED_TYPES = frozenset({"Issue", "Product"})
@@ -79,14 +81,55 @@ def thread_of(url: str) -> str | None:
     return text.split("#", 1)[0].rstrip("/") or None
 
 
-def with_thread(extraction: Extraction, author: str, url: str) -> Extraction:
-    """The extraction of a customer's message, plus that the customer reported its thread."""
+def with_thread(extraction: Extraction, author: str, url: str, text: str = "") -> Extraction:
+    """The extraction of a customer's message, plus that the customer reported its thread —
+    and the threads its ``text`` says are the same problem ("Duplicate of #1780", "the same
+    issue as https://…/issues/4612"): a thread closed as another's duplicate, or a customer
+    pointing at the thread of their problem, joins that problem's reports, as writing in it
+    would."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
                          f"{author} wrote in {thread}.")
-    return replace(extraction, facts=[*extraction.facts, fact])
+    same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem", line)
+            for other, line in same_problem_threads(text, thread)]
+    return replace(extraction, facts=[*extraction.facts, fact, *same])
+
+
+_SAME_PROBLEM = re.compile(
+    r"\b(?:(?:a |an )?(?:duplicate|dupe) of|(?:the )?same (?:issue|problem|bug|thing|error)"
+    r"(?: as| in| reported in)?|(?:already |also )?(?:reported|discussed|tracked) in"
+    r"(?: several issues)?(?: already)?|similar to)"
+    r"[^.\n]{0,30}?(?P<refs>(?:(?:https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+)[\s,)(]*(?:and |or )?)+)",
+    re.IGNORECASE,
+)
+# A link to another issue of the same tracker ("installing this fixed image <link to a comment
+# on #2655>"): a customer points at the thread of their problem, or at its fix there.
+_ISSUE_LINK = re.compile(
+    r"(?P<refs>https?://github\.com/(?P<repo>[\w.-]+/[\w.-]+)/issues/(?P<number>\d+)\S*)")
+_REFERENCE = re.compile(r"https?://\S+|(?:[\w.-]+/[\w.-]+)?#\d+")
+
+
+def same_problem_threads(text: str, thread: str) -> list[tuple[str, str]]:
+    """``(thread, line)`` for each other thread the text says is the same problem, or links to
+    (an issue of the same repository); a bare ``#12`` is of the message's own repository."""
+    found: list[tuple[str, str]] = []
+    repository = thread.partition("#")[0] if "#" in thread else ""
+    matches = list(_SAME_PROBLEM.finditer(text)) + [
+        m for m in _ISSUE_LINK.finditer(text)
+        if repository and f"{m['repo']}#{m['number']}" != thread and m["repo"] == repository]
+    for match in matches:
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.start("refs") + len(match["refs"].rstrip()))
+        line = text[line_start:line_end if line_end >= 0 else len(text)].strip()
+        for reference in _REFERENCE.findall(match["refs"]):
+            other = thread_of(reference.rstrip(").,")) if "://" in reference else (
+                reference if not reference.startswith("#") else
+                f"{repository}#{reference[1:]}" if repository else None)
+            if other and other != thread and other not in {t for t, _ in found}:
+                found.append((other, line))
+    return found
 
 
 def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
@@ -96,6 +139,50 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
 
     def name(value: str, type_: str | None) -> str:
         return scoped(value, brand) if type_ in SCOPED_TYPES else value
+
+    return _renamed(extraction, name)
+
+
+_TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def problem_of(name: str, brand: str | None = None) -> str | None:
+    """The canonical problem an issue's name states, its ticket number and brand aside:
+    ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``. The
+    brand's own words name no area of it ("Docker stopped working")."""
+    product = frozenset(re.findall(r"[a-z0-9]+", brand.lower())) if brand else frozenset()
+    return problem_name(_bare(name), product)
+
+
+def _bare(name: str) -> str:
+    words = name
+    while (found := _TRAILING_GROUP.search(words)) is not None and words[:found.start()].strip():
+        words = words[:found.start()]
+    return words
+
+
+def by_problem(extraction: Extraction, brand: str | None, *,
+               given: Collection[str] = ()) -> Extraction:
+    """A customer's message with the issues it reports resolved to their canonical problem, the
+    brand's (``Autofill Failures (Bitwarden)``): one problem said in many ways ("Autofill no
+    longer works on Chrome", "Unable to auto-fill", "Autofill not working in v2025.10") is one
+    issue, so that its customers' tickets meet in one observation. This is resolution, not
+    reading: the extraction names the issue in the customer's words, the sentence each fact
+    cites keeps them, and an issue whose words state no known problem keeps its name, as does
+    an issue ``given`` by name (an importer's mapped field: the support lead chose it)."""
+    kept = {normalize_name(_bare(g)) for g in given}
+
+    def name(value: str, type_: str | None) -> str:
+        if type_ != "Issue" or normalize_name(_bare(value)) in kept:
+            return value
+        canonical = problem_of(value, brand)
+        return scoped(canonical, brand) if canonical else value
+
+    return _renamed(extraction, name)
+
+
+def _renamed(extraction: Extraction, name: Callable[[str, str | None], str]) -> Extraction:
+    """The extraction with every entity name passed through ``name(name, type)``."""
 
     def entity(e: ExtractedEntity) -> ExtractedEntity:
         return replace(e, name=name(e.name, e.type))

@@ -147,8 +147,9 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
     corpus = (extras or {}).get("support_corpus")
     if corpus:
         tables.append((
-            f"Support corpus: {corpus['messages']} real messages grouped by our observations "
-            "and by TF-IDF + k-means per brand (k = gold problems of the brand)",
+            f"Support corpus: {corpus['messages']} real messages{_selection(corpus)} grouped by "
+            "our observations and by TF-IDF + k-means per brand (k = gold problems of the "
+            "brand)",
             COMPARISON_HEADERS, comparison_rows(corpus)))
         if words_only_rows(corpus):
             tables.append(("Support corpus, ours from the words alone (the messages' thread "
@@ -159,6 +160,14 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
                        "three messages)",
                        IMPORT_HEADERS, import_rows(imports)))
     return tables
+
+
+def _selection(corpus: Mapping[str, Any]) -> str:
+    """ " (split dev, batch dev-extra)": which messages were scored, unless the default."""
+    said = [f"{what} {corpus[what]}" for what, default in (("split", "all"),
+                                                             ("batch", "original"))
+            if corpus.get(what, default) != default]
+    return f" ({', '.join(said)})" if said else ""
 
 
 IMPORT_HEADERS = ["format", "tickets", "episodes", "wall s", "CPU s", "tickets/s (wall)",

@@ -1,10 +1,13 @@
 """Grouping real support messages: the product's observations against a topic-model baseline,
 both scored against the labelled corpus's gold problems (``tests/corpus``, issue #14).
 
-The corpus holds 175 public support messages of four brands (Docker Desktop, from its Mac and
-Windows trackers; Warp; Bitwarden; Tailscale), each labelled with its ``brand`` and the
-``problem`` it reports (``null`` for a message that reports none: a request for logs, a closing
-notice). Every split is used: this compares groupings, it tunes nothing.
+The corpus's original batch holds 175 public support messages of four brands (Docker Desktop,
+from its Mac and Windows trackers; Warp; Bitwarden; Tailscale), each labelled with its ``brand``
+and the ``problem`` it reports (``null`` for a message that reports none: a request for logs, a
+closing notice); its dev-extra batch 110 more of four other brands (Postman, Signal Desktop,
+Cursor, Mullvad VPN), dev only. By default the original batch is scored whole (every split);
+``split`` and ``batch`` choose part of it, so that work on the product is judged on the dev
+messages and the test messages are scored only to report (``tests/corpus/README.md``).
 
 **Ours**: the messages go through the product's real path in a throwaway graph — ingested as
 they are (the labels are ignored by ingestion), extracted (the rules extractor with no model
@@ -52,6 +55,10 @@ from pathlib import Path
 from typing import Any
 
 SUPPORT_FILES = ("docker-for-mac", "docker-for-win", "warp", "bitwarden-clients", "tailscale")
+EXTRA_SUPPORT_FILES = ("postman", "signal-desktop", "cursor", "mullvad")
+"""The dev-extra batch's support sources (dev only)."""
+SPLITS = ("all", "dev", "test")
+BATCHES = ("original", "dev-extra", "all")
 SKLEARN_MISSING = ("the support corpus baseline needs scikit-learn: "
                    "pip install -e '.[bench]'")
 
@@ -71,12 +78,22 @@ class Message:
         return ("", self.external_id)
 
 
-def load_support_corpus(directory: Path) -> tuple[list[dict[str, Any]], list[Message]]:
-    """The support files' records (as ``ingest`` reads them, in time order) and their labels."""
+def load_support_corpus(directory: Path, *, split: str = "all", batch: str = "original",
+                        ) -> tuple[list[dict[str, Any]], list[Message]]:
+    """The support files' records (as ``ingest`` reads them, in time order) and their labels:
+    those of ``split`` (``dev``, ``test`` or ``all``) in ``batch`` (``original``, ``dev-extra``
+    or ``all``; a record without a batch is of the original one)."""
+    if split not in SPLITS or batch not in BATCHES:
+        raise ValueError(f"unknown split {split!r} or batch {batch!r}")
+    names = {"original": SUPPORT_FILES, "dev-extra": EXTRA_SUPPORT_FILES,
+             "all": SUPPORT_FILES + EXTRA_SUPPORT_FILES}[batch]
     records: list[dict[str, Any]] = []
-    for name in SUPPORT_FILES:
+    for name in names:
         path = directory / f"{name}.jsonl"
-        records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records += [r for r in (json.loads(line) for line in path.read_text().splitlines()
+                                if line.strip())
+                    if split in ("all", r.get("split")) and batch in (
+                        "all", r.get("batch", "original"))]
     records.sort(key=lambda r: (r["reference_time"], r["external_id"]))
     messages = [Message(r["external_id"], r["brand"], r.get("problem"), r["content"])
                 for r in records]
@@ -206,9 +223,11 @@ def product_groups(records: Sequence[dict[str, Any]]) -> tuple[list[list[str]], 
     return groups, info
 
 
-def compare(directory: Path, *, seed: int = 0) -> dict[str, Any]:
-    """Both groupings of the support corpus, scored over all messages and per brand."""
-    records, messages = load_support_corpus(directory)
+def compare(directory: Path, *, seed: int = 0, split: str = "all",
+            batch: str = "original") -> dict[str, Any]:
+    """Both groupings of the support corpus (the messages of ``split`` in ``batch``), scored
+    over all messages and per brand."""
+    records, messages = load_support_corpus(directory, split=split, batch=batch)
     ours, info = product_groups(records)
     words_only, _ = product_groups([{k: v for k, v in r.items() if k != "url"}
                                     for r in records])
@@ -225,7 +244,7 @@ def compare(directory: Path, *, seed: int = 0) -> dict[str, Any]:
             "ours_words_only": score_grouping(messages, words_only, brand=brand).as_dict(),
             "baseline": score_grouping(messages, baseline, brand=brand).as_dict(),
         })
-    return {"messages": len(messages), "ours": info,
+    return {"messages": len(messages), "split": split, "batch": batch, "ours": info,
             "baseline": {"seconds": baseline_seconds, "groups": len(baseline),
                          "method": "TF-IDF + k-means per brand, k = gold problems"},
             "rows": rows, "groups": {"ours": ours}}

@@ -81,7 +81,11 @@ Interpretation rules (judgement calls)
   failing" → ``Export Failures``; other problems keep the customer's words, subject and
   predicate ("Docker Desktop fails to start", "MagicDNS stops working"); otherwise the phrase
   without articles and intensity words ("intermittent"), with its last word plural (``a login
-  bug`` → ``Login Bugs``). A customer's "it's working again" / "resolved for us" closes that
+  bug`` → ``Login Bugs``). A customer's sentence that no pattern reads but that states a problem
+  in the words of ``memory.extraction.symptoms.find_problem`` ("I noticed MagicDNS stops working
+  after…") reports it, named by those words; when the episode is stored, resolution gives every
+  such issue its canonical name (``memory.support.by_problem``: ``MagicDNS Failures``).
+  A customer's "it's working again" / "resolved for us" closes that
   customer's ``REPORTED`` facts only; "still failing" reports the same issue again.
 * Relative dates ("last month", "last Monday") give no ``valid_at``; they are only removed.
 
@@ -205,7 +209,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.symptoms import find_symptom, tokens_after
+from memory.extraction.symptoms import find_problem, find_symptom, problem_name, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
@@ -887,6 +891,9 @@ class _Reader:
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
         """The title already reports the problem: the body's symptoms restate it."""
+        self.title_problem_unknown = False
+        """...in words that state no known problem ("docker desktop wsl distro stopped"): the
+        body's first statement of one says which (``_read_problem``)."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
@@ -955,7 +962,12 @@ class _Reader:
         self.masked = mask(title)
         self._read_closing_keywords(title)  # "Fix #1178 #1189"
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
-        if not words or self.author is None or not _REPORT_TITLE.search(words):
+        if not words or self.author is None:
+            return
+        # A customer's title that states a problem in the words of ``problem_name`` reports it
+        # too ("Application Not Letting Me Log In").
+        if not _REPORT_TITLE.search(words) and not (
+                self.author.type == "Customer" and problem_name(words) is not None):
             return
         if _COMMIT_PREFIX.match(words) or _imperative(words):
             return  # "Fix …", "feat: …", "Rework …": a change, not a report
@@ -970,6 +982,7 @@ class _Reader:
             if surface is not None and surface.name[:1].isupper():
                 self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
+        self.title_problem_unknown = problem_name(words) is None
         event = _EVENT.search(words)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
@@ -1016,9 +1029,36 @@ class _Reader:
             self._read_text(text, sentence)
             if len(self.records) == before and passage.item and passage.headings:
                 self._read_in_context(text, sentence, passage)
+            if len(self.records) == before:
+                self._read_problem(text, sentence)
         finally:
             self.speaker = None
             self.in_context = False
+
+    def _read_problem(self, text: str, sentence: str) -> None:
+        """A customer's sentence that states a problem in words no pattern above reads whole
+        ("I noticed MagicDNS stops working after there is IP change", "spikes of 100% CPU
+        use"): their report of the problem, named by the words that state it (``find_problem``;
+        resolution gives it its canonical name, ``memory.support.by_problem``). Once the title
+        reported the problem, or when someone else speaks, nothing is added."""
+        if (self.author is None or self.author.type != "Customer" or self.speaker is not None
+                or (self.title_reported and not self.title_problem_unknown)
+                or self.resolved_for_author):
+            return
+        # The words as written (not normalized: "doesn't" stays), references still masked.
+        problem = find_problem(self.masked.text)
+        if problem is None:
+            return
+        name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
+        issue = ExtractedEntity(name, self._known_type(name) or "Issue")
+        if issue.type != "Issue":
+            return
+        self.sentence.issues.append(issue)
+        if self.title_reported:  # the title's problem, said in known words: once
+            self.title_problem_unknown = False
+            self.fact(self.author, REPORTED, issue, self._bare_clause(sentence))
+            return
+        self.reports(self.author, issue, None, self._bare_clause(sentence))
 
     def _customer_better(self, text: str, sentence: str) -> None:
         """ "It's working again", "the timeouts are resolved for us": the customer's own report

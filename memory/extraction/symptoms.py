@@ -10,9 +10,10 @@ of anything. The table is the domain's vocabulary; the lemmas are the library's.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.language.words import lemma
+from memory.language.words import is_common_word, lemma, tag
 
 # canonical issue → its phrasings (lemmas; the first word of each must be literal).
 SYMPTOMS: dict[str, tuple[str, ...]] = {
@@ -121,3 +122,366 @@ def tokens(text: str) -> list[str]:
 def tokens_after(text: str, end: int) -> str:
     """The words of ``text`` from token ``end`` on (to read where the symptom shows)."""
     return " ".join(_TOKEN.findall(text.lower())[end:])
+
+
+# --- Problems: what fails, however the customer says it ------------------------------------------
+#
+# Customers name one problem in many ways: "Autofill no longer works on Chrome", "Unable to
+# auto-fill", "Autofill not working in Browser v2025.10"; "Docker stuck in starting state",
+# "Docker won't start", "stuck on 'starting'"; "High CPU consumption", "100% CPU use". Titled
+# as they are, each is an issue of its own and two customers of one problem never meet. A
+# problem's canonical name is its *area* (what fails: the thing that does not work, or the
+# action that cannot be done) and its *kind* (failures, or high use of a resource), read from
+# the phrasings below on lemmas: ``Autofill Failures``, ``Start Failures``, ``High CPU Usage``.
+
+_NEGATIVE_CONTRACTIONS = {
+    "can't": "cannot", "cant": "cannot", "couldn't": "cannot", "couldnt": "cannot",
+    "won't": "will not", "wont": "will not", "wouldn't": "will not",
+    "doesn't": "do not", "doesnt": "do not", "don't": "do not", "dont": "do not",
+    "didn't": "do not", "didnt": "do not", "isn't": "be not", "isnt": "be not",
+    "aren't": "be not", "wasn't": "be not", "weren't": "be not",
+}
+# One area, many spellings (lemmas, after hyphens are joined: "auto-fill" → "autofill").
+_AREA_SYNONYMS = {
+    "login": "login", "signin": "login", "logon": "login", "log": "login", "sign": "login",
+    "authenticate": "login", "authentication": "login",
+    "start": "start", "launch": "start", "boot": "start", "run": "start", "open": "start",
+    "startup": "start", "restart": "start", "reboot": "start", "relaunch": "start",
+    "update": "update", "upgrade": "update", "autofill": "autofill",
+    "fill": "autofill", "magicdns": "MagicDNS", "2fa": "2FA", "mfa": "2FA", "twofactor": "2FA",
+    "twostep": "2FA", "totp": "2FA", "2factor": "2FA", "multifactor": "2FA", "sync": "sync",
+    "synchronization": "sync",
+}
+_AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
+               "sync": "Sync"}
+# Words that are no area of their own: pronouns, vague nouns, remedies, the product as a whole.
+_NO_AREA = frozenset({
+    "it", "this", "that", "these", "those", "they", "nothing", "anything", "everything",
+    "something", "thing", "one", "same", "workaround", "solution", "fix", "reset", "reinstall",
+    "command", "step", "method", "approach", "link", "above", "button", "option",
+    "setting", "issue", "problem", "error", "bug", "he", "she", "you", "we", "i", "me", "which",
+    "what", "who", "there", "here", "app", "application", "program", "software", "tool", "none",
+    "version", "release", "build", "edition",
+})
+# Verbs that say nothing of what fails ("can't come in", "unable to figure out").
+_NO_ACTION = frozenset({"come", "go", "get", "do", "be", "have", "make", "take", "see", "find",
+                        "figure", "tell", "say", "know", "understand", "reproduce", "wait",
+                        "help", "try", "think", "seem", "let", "give", "put", "keep", "believe",
+                        "imagine", "remember", "afford", "stand", "explain", "test", "share",
+                        "work", "function", "happen", "fix", "solve", "change"})
+_GENERIC_TAILS = frozenset({"access", "connection", "connectivity", "feature", "function",
+                            "functionality", "service", "support"})
+_DETERMINERS = frozenset({"the", "a", "an", "my", "our", "your", "his", "her", "their", "its",
+                          "this", "that", "some", "any", "all", "me", "us"})
+_PHRASE_BREAKS = frozenset({"on", "in", "with", "for", "from", "at", "via", "when", "while",
+                            "after", "before", "since", "and", "or", "but", "of", "to", "by",
+                            "if", "because", "as", "so", "then", "despite", "although", "though",
+                            "unless", "until", "except", "without", "through", "into", "about",
+                            "during", "like", "than", "against", "using", "within", "even"})
+_FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", "really",
+                      "even", "again", "totally", "simply", "always", "sometimes", "seem",
+                      "keep", "be", "have", "get", "anymore", "properly", "correctly"})
+_PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
+    (re.compile(r"\b(?:(?:cannot|can not|could not|unable to|not able to|will not|fail to"
+                r"|never)(?: let \w+)?"
+                r"|not let \w+) (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
+                r"(?: (?P<object>[\w' -]+))?"),
+     "action"),
+    # "autofill no longer works", "internet does not work", "MagicDNS stopped working"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:do not|no long|no longer|not|stop|never|be not)"
+                r" (?:(?:be|seem|really|properly|fully|even|always) )?(?P<verb>\w+)"),
+     "subject"),
+    # "the sync is broken", "Tailscale Internet is breaking"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get |seem )?(?:break|broke|broken)\b"
+                r"(?! (?!(?:when|after|on|in|with|for|since|again)\b)\w)"), "last"),
+    # "not receiving the 2FA email", "never get the verification code"
+    (re.compile(r"\b(?:not|never|no longer|stop) (?:receive|get|see)"
+                r" (?P<object>[\w' -]+)"), "object"),
+    # "MagicDNS only works partially", "sync works intermittently"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:only )?work (?:only )?(?:partially|intermittently"
+                r"|sporadically|inconsistently|sometimes|half the time)\b"), "last"),
+    # "keeps on starting", "keeps loading": an action that never completes
+    (re.compile(r"\bkeep (?:on )?(?P<verb>start|load|restart|reboot|relaunch|update|sync"
+                r"|reconnect|spin)\b"), "action"),
+    # "Internet access blocked by VPN"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:be |get )?block\b(?! \w+ing\b)"), "last"),
+    # "broke MagicDNS", "breaks internet access"
+    (re.compile(r"\b(?:broke|break|kill) (?P<object>[\w' -]+)"), "object"),
+    # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
+    (re.compile(r"\b(?:stuck|stick|hang|freeze) (?:in|on|at|while|when) (?P<object>[\w' -]+)"),
+     "gerund"),
+    # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
+    # "Two-step login problem", "sync issue on Ubuntu"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure)s?\b"), "known"),
+)
+_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor)\b")
+_RESOURCE = re.compile(
+    r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
+    r"|utilization|leak|leaky|spike|hog|load)\b"
+    r"|\b(?:high|hight|huge|excessive|large amount of|spike of \d+ ?%?)(?: \w+)?? "
+    r"(?P<what2>cpu|memory|ram)\b"
+    r"|\b(?:leak|leaky)\b")
+
+
+@dataclass(frozen=True)
+class _Words:
+    """A text's words as the problem patterns read them (lemmas, negations spelled out,
+    compounds joined), each with the span of the text it comes from."""
+
+    text: str
+    words: list[str]
+    spans: list[tuple[int, int]]
+
+    @property
+    def joined(self) -> str:
+        return " ".join(self.words)
+
+    def phrase(self, start: int, end: int) -> str:
+        """The text as written from the word at character ``start`` of ``joined`` to the
+        word at character ``end - 1``."""
+        first, last = self.word_at(start), self.word_at(max(start, end - 1))
+        return self.text[self.spans[first][0]:self.spans[last][1]]
+
+    def word_at(self, char: int) -> int:
+        """The index of the word at character ``char`` of ``joined``."""
+        return max(0, self.joined.count(" ", 0, char))
+
+
+def _problem_words(text: str) -> _Words:
+    words: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for found in _TOKEN.finditer(text.lower()):
+        token = found.group(0)
+        expanded = _NEGATIVE_CONTRACTIONS.get(token)
+        parts = expanded.split(" ") if expanded else [
+            lemma(token) if "-" not in token else token.replace("-", "")]
+        words += parts
+        spans += [found.span()] * len(parts)
+    index = 0
+    while index < len(words) - 1:  # "magic dns" → magicdns, "two factor" → twofactor
+        if _PAIRS.fullmatch(f"{words[index]} {words[index + 1]}"):
+            words[index:index + 2] = [words[index] + words[index + 1]]
+            spans[index:index + 2] = [(spans[index][0], spans[index + 1][1])]
+        index += 1
+    return _Words(text, words, spans)
+
+
+def _area(words: list[str], *, head: str = "last",
+          product: frozenset[str] = frozenset()) -> str | None:
+    """The area a few words name: ``"your login on the website"`` → ``login``, ``"ochre rook
+    syncs"`` → ``ochre rook sync``; none for a pronoun, a vague word, a remedy or the product
+    itself (``product``: the brand's words: "Docker stopped working" names no area of it)."""
+    kept: list[str] = []
+    for word in words:
+        if word in _DETERMINERS and not kept:
+            continue
+        if word in _PHRASE_BREAKS or word in _FILLERS:
+            if kept:
+                break
+            continue
+        if not re.search(r"[a-z]", word) or re.fullmatch(r"v?\d[\d.]*", word):
+            continue  # a version number
+        if word in _INTENSITY:
+            continue  # "endless login loop": how bad, not what
+        kept.append(word)
+    while len(kept) > 1 and kept[-1] in _GENERIC_TAILS:
+        kept.pop()
+    kept = [w for w in (kept[-3:] if head == "last" else kept[:3]) if w not in product]
+    if not kept:
+        return None
+    core = [w for w in kept if w not in _SURFACES] or kept
+    if all(w in _AREA_SYNONYMS for w in core):  # "two-step login", "web site login": one area
+        return _AREA_SYNONYMS[core[0]]
+    last = kept[-1]
+    if last in _NO_AREA or len(last) < 3 or tag(last) in _NOT_AREA_TAGS or (
+            len(kept) == 1 and tag(last) in {"VBD", "VBN", "VBZ"}):
+        return None
+    return " ".join(_AREA_SYNONYMS.get(w, w) for w in kept)
+
+
+_INTENSITY = frozenset({"endless", "infinite", "constant", "random", "frequent", "intermittent",
+                        "repeated", "persistent", "permanent", "weird", "strange", "total"})
+# Where a customer meets an area, not another area: "web site login" is the login.
+_SURFACES = frozenset({"web", "site", "website", "desktop", "mobile", "app", "browser", "client",
+                       "cli", "gui", "ui", "account", "user", "page", "screen", "email", "code",
+                       "prompt"})
+_NOT_AREA_TAGS = frozenset({"RB", "RBR", "RBS", "JJ", "JJR", "JJS", "IN", "DT", "PRP", "PRP$",
+                            "MD", "CC", "WDT", "WP", "WRB", "UH"})
+
+
+def _action(verb: str, particle: str | None,
+            product: frozenset[str] = frozenset()) -> str | None:
+    """The area an action names ("log in" → login, "launch" → start), when the verb is a word
+    of the language: a typo or an adverb names nothing."""
+    for word in (verb + (particle or ""), verb):
+        if word in _AREA_SYNONYMS:
+            return _AREA_SYNONYMS[word]
+    if verb in _NO_ACTION or verb in product or not is_common_word(verb) or len(verb) < 3:
+        return None
+    return None if tag(verb) in _NOT_AREA_TAGS else verb  # "cannot link" → link
+
+
+def _area_name(area: str) -> str:
+    return _AREA_NAMES.get(area) or " ".join(
+        _AREA_NAMES.get(w, w if not w.islower() else w.title()) for w in area.split(" "))
+
+
+@dataclass(frozen=True)
+class Problem:
+    name: str
+    """The canonical name: ``Autofill Failures``."""
+    phrase: str
+    """The customer's words that state it, as written: ``Autofill no longer works``."""
+
+
+@lru_cache(maxsize=8192)
+def find_problem(text: str, product: frozenset[str] = frozenset()) -> Problem | None:
+    """The problem a phrase or sentence states, if it states one in the phrasings above:
+    ``"Autofill no longer works on Chrome"`` → ``Autofill Failures``, ``"Docker stuck in
+    starting state"`` → ``Start Failures``, ``"High CPU consuption"`` → ``High CPU Usage``;
+    the symptoms of the table keep their names (``"I can't sign in"`` → ``Login Failures``)."""
+    read = _problem_words(text)
+    joined = read.joined
+    resource = _RESOURCE.search(joined)
+    if resource is None:  # the words as written too: a misspelling has no lemma ("hight")
+        written = _problem_words_as_written(text)
+        found_written = _RESOURCE.search(written.joined)
+        if found_written is not None:
+            read, resource = written, found_written
+    if resource is not None:
+        what = resource["what"] or resource["what2"] or "memory"
+        end = resource.end()
+        after = re.match(r" (?:usage|use|consumption|utilisation|utilization|leak)\b",
+                         read.joined[end:])
+        return Problem(f"High {'CPU' if what == 'cpu' else 'Memory'} Usage",
+                       read.phrase(resource.start(), end + (after.end() if after else 0)))
+    for pattern, how in _PROBLEM_PATTERNS:
+        for match in pattern.finditer(joined):
+            area = _area_of(match, how, product)
+            if area is not None:
+                name = "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
+                return Problem(name, _phrase_of(read, match, how, area))
+    found = find_symptom(text)
+    if found is None:
+        return None
+    spans = [m.span() for m in _TOKEN.finditer(text.lower())]
+    start, end = found[1], min(found[2], len(spans)) - 1
+    return Problem(found[0], text[spans[start][0]:spans[end][1]])
+
+
+def problem_name(text: str, product: frozenset[str] = frozenset()) -> str | None:
+    """The canonical name of the problem a text states (``find_problem``), if any."""
+    found = find_problem(text, product)
+    return found.name if found else None
+
+
+def _problem_words_as_written(text: str) -> _Words:
+    found = list(_TOKEN.finditer(text.lower()))
+    return _Words(text, [m.group(0) for m in found], [m.span() for m in found])
+
+
+def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
+    """The words of the match that state the problem: from the area named in a subject
+    ("I noticed *MagicDNS stops working*") or from the failing action ("*Unable to auto-fill
+    the selected item*"), up to a preposition or a clause after it."""
+    first = read.word_at(match.start())
+    last = read.word_at(match.end() - 1)
+    if how in {"subject", "last", "known"}:
+        for index in range(last, first - 1, -1):
+            word = read.words[index]
+            if word == area or _AREA_SYNONYMS.get(word) == area:
+                # the failing verb itself ("Docker desktop not running"): with its subject
+                first = index if index < last else max(first, index - 3)
+                break
+    if how == "action" and first > 0 and read.words[first - 1] not in _DETERMINERS | (
+            _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1) and (
+                tag(read.words[first - 1]).startswith("NN")):
+        first -= 1  # "the *terminal won't open*": who fails, with the failure
+    verb = read.word_at(match.start("verb")) if "verb" in match.groupdict() and (
+        match["verb"]) else first
+    for index in range(max(first, verb) + 1, last + 1):
+        word = read.words[index]
+        if _punctuated(read, index - 1):
+            last = index - 1  # "…auth settings, like I was planning": the phrase ends there
+            break
+        if index > first + 1 and word in _PHRASE_BREAKS and (
+                read.words[index - 1] + word not in _AREA_SYNONYMS):
+            last = index - 1
+            break
+    return read.text[read.spans[first][0]:read.spans[last][1]]
+
+
+def _punctuated(read: _Words, index: int) -> bool:
+    """Whether a clause ends after word ``index`` (a comma, a full stop... before the next)."""
+    if index + 1 >= len(read.spans):
+        return False
+    between = read.text[read.spans[index][1]:read.spans[index + 1][0]]
+    return any(mark in between for mark in ",;:.!?()")
+
+
+def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | None:
+    groups = match.groupdict()
+    if how == "action":
+        verb, particle = groups["verb"], groups.get("particle")
+        if verb in {"access", "use", "reach", "resolve", "connect"}:  # what cannot be reached
+            return _area((groups.get("object") or "").split(" "), head="first",
+                         product=product) or (_action(verb, None, product) if not groups.get(
+                             "object") else None)
+        if verb + (particle or "") not in _AREA_SYNONYMS and verb not in _AREA_SYNONYMS:
+            known = _known_area((groups.get("object") or "").split(" ")[:4])
+            if known is not None:  # "cannot edit my 2-factor settings": the 2FA's failure
+                return known
+        return _action(verb, particle, product)
+    if how == "subject":
+        verb = groups["verb"]
+        subject = groups["subject"].split(" ")[-6:]
+        if verb in {"work", "function"}:
+            return _area(_after_break(subject), product=product)
+        head = subject[-1] if subject else ""
+        if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
+                                                                 "login", "autofill"} and (
+                head not in _NO_AREA and tag(head).startswith("NN")):
+            return _AREA_SYNONYMS[verb]  # "Docker desktop not running"; not "I wasn't running"
+        return None
+    if how == "object":
+        words = groups["object"].split(" ")
+        return None if words[0] in _PHRASE_BREAKS else _area(words, head="first",
+                                                              product=product)
+    if how == "gerund":
+        for word in groups["object"].split(" ")[:5]:
+            if word in _AREA_SYNONYMS:
+                return _AREA_SYNONYMS[word]
+        return None
+    if how == "known":  # the compound right before "problem": "two-step login problem"
+        words = groups["subject"].split(" ")[-3:]
+        for index in range(len(words) - 1, -1, -1):
+            if words[index] in _PHRASE_BREAKS or words[index] in _DETERMINERS:
+                words = words[index + 1:]
+                break
+        area = _area(words, product=product)
+        return area if area in _AREA_SYNONYMS.values() else None
+    if how == "last":
+        subject = groups["subject"].split(" ")[-3:]
+        if subject[-1] in _NO_ACTION:
+            return None  # "takes forever": how long, not what fails
+        return _area(_after_break(subject), product=product)
+    return None
+
+
+def _known_area(words: list[str]) -> str | None:
+    """The area of the synonym table that the words name, if any."""
+    return next((_AREA_SYNONYMS[w] for w in words if w in _AREA_SYNONYMS), None)
+
+
+def _after_break(words: list[str]) -> list[str]:
+    """The words of a subject after the last clause word ("when using exit node internet" →
+    "internet"; "X and Y" keeps X: the area is the first of a list)."""
+    for index in range(len(words) - 1, -1, -1):
+        if words[index] in {"when", "while", "after", "since", "because", "if", "but", "so",
+                            "that", "which", "where", "then", "i", "we", "it", "notice", "see",
+                            "find", "realize", "observe", "think", "believe", "guess", "feel",
+                            "seem", "appear", "say", "mean"}:
+            return words[index + 1:]
+    return words

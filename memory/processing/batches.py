@@ -43,6 +43,7 @@ from memory.resolution import (
     name_index,
     resolve_entities,
 )
+from memory.support import brand_of, by_problem
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,11 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
 def _apply(
     batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction
 ) -> EpisodeOutcome:
+    if extraction.author is not None and extraction.author.type == "Customer":
+        # One problem said in many ways is one issue of its brand (``memory.support``).
+        given = [name for fact in (episode.supplied or {}).get("facts", [])
+                 for name in (fact.get("source", ""), fact.get("target", ""))]
+        extraction = by_problem(extraction, brand_of(episode.source), given=given)
     mentions = [(e.name, e.type) for e in extraction.all_entities()]
     resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
     batch.fresh_entities.update(e.pk for e in resolution.created)

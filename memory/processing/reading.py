@@ -159,9 +159,11 @@ def read_text(
     # is over); a customer's message given as JSON Lines with a url states it here.
     thread = episode.url if customer and not episode.supplied else ""
     if model_reading is not None:
-        return with_thread(scope_to_brand(model_reading, brand), episode.author, thread)
+        return with_thread(scope_to_brand(model_reading, brand), episode.author, thread,
+                           episode_text(episode))
+    text = episode_text(episode)
     extraction = extract_with_rules(
-        episode_text(episode),
+        text,
         author=episode.author,
         reference_time=episode.reference_time,
         ontology=ontology,
@@ -174,7 +176,7 @@ def read_text(
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return with_thread(scope_to_brand(extraction, brand), episode.author, thread)
+    return with_thread(scope_to_brand(extraction, brand), episode.author, thread, text)
 
 
 def rereadable(extraction: Extraction) -> bool:

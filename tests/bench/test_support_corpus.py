@@ -92,6 +92,18 @@ def test_the_support_corpus_has_its_175_labelled_messages_of_four_brands() -> No
     assert [r["reference_time"] for r in records] == sorted(r["reference_time"] for r in records)
 
 
+@pytest.mark.parametrize(("split", "batch", "count", "brands"), [
+    ("dev", "original", 122, 4), ("test", "original", 53, 4), ("dev", "dev-extra", 110, 4),
+    ("test", "dev-extra", 0, 0), ("all", "all", 285, 8),
+])
+def test_a_split_and_a_batch_choose_the_messages_scored(split: str, batch: str, count: int,
+                                                       brands: int) -> None:
+    records, messages = load_support_corpus(CORPUS, split=split, batch=batch)
+    assert len(records) == len(messages) == count
+    assert len({m.brand for m in messages}) == brands
+    assert all(split in ("all", r["split"]) for r in records)
+
+
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_bench_prints_ours_and_the_baseline_side_by_side(tmp_path: Path, capsys) -> None:
@@ -110,3 +122,16 @@ def test_the_bench_prints_ours_and_the_baseline_side_by_side(tmp_path: Path, cap
     assert overall["ours_words_only"]["coverage"] <= overall["ours"]["coverage"]
     assert "from the words alone" in printed
     assert (tmp_path / "bench.md").read_text().count("**Support corpus") == 2
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_bench_scores_the_split_and_batch_it_is_given(tmp_path: Path, capsys) -> None:
+    call_command("bench", "--parts", "support-corpus", "--out", str(tmp_path), "--no-llm",
+                 "--support-split", "dev", "--support-batch", "dev-extra")
+
+    assert "110 real messages (split dev, batch dev-extra)" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "bench.json").read_text())["support_corpus"]
+    assert (saved["messages"], saved["split"], saved["batch"]) == (110, "dev", "dev-extra")
+    assert {row["brand"] for row in saved["rows"]} == {
+        "all", "Postman", "Signal Desktop", "Cursor", "Mullvad VPN"}

@@ -744,6 +744,35 @@ def test_an_issue_title_that_says_what_is_wrong_is_its_authors_report() -> None:
     }
 
 
+def test_a_customers_title_in_words_of_a_known_problem_is_a_report() -> None:
+    extraction = extract("# Application Not Letting Me Log In #9262", author="kensai",
+                         author_type="Customer")
+
+    assert signatures(extraction) == {
+        ("Kensai", "REPORTED", "Application Not Letting Me Log In (#9262)")}
+
+
+def test_a_customers_sentence_that_states_a_problem_reports_it_in_their_words() -> None:
+    extraction = extract("I noticed MagicDNS stops working after there is IP change.",
+                         author="ana", author_type="Customer")
+
+    assert signatures(extraction) == {("Ana", "REPORTED", "MagicDNS stops working")}
+
+
+def test_a_title_in_unknown_words_takes_the_bodys_first_known_problem_too() -> None:
+    extraction = extract("# docker desktop wsl distro stopped #9385\n\n"
+                         "After update, docker could not run. Docker could not run again.",
+                         author="zhangmx", author_type="Customer")
+
+    assert [f.target for f in extraction.facts if f.relation == "REPORTED"] == [
+        "docker desktop wsl distro stopped (#9385)", "docker could not run"]
+
+
+def test_a_teammates_problem_words_are_no_customer_report() -> None:
+    assert extract("I noticed MagicDNS stops working after there is IP change.",
+                   author="Alice").facts == []
+
+
 def test_a_pull_requests_title_reports_nothing() -> None:
     assert extract("Fix test failure in the parser on Linux #5557", author="ehuss").facts == []
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extraction.symptoms import SYMPTOMS, find_symptom, symptom_name
+from memory.extraction.symptoms import SYMPTOMS, find_symptom, problem_name, symptom_name
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,58 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
             # the first alternative of each word, "my" for a wildcard
             said = " ".join("my" if w == "*" else w.split("|")[0] for w in phrase.split(" "))
             assert symptom_name(said) == issue, phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Autofill no longer works on Chrome", "Autofill Failures"),
+        ("Unable to auto-fill the selected item on this page", "Autofill Failures"),
+        ("Autofill and CTRL+Shift+L not working", "Autofill Failures"),
+        ("Docker stuck in starting state", "Start Failures"),
+        ('stuck on "starting"', "Start Failures"),
+        ("Docker won't start Windows 10 loading forever", "Start Failures"),
+        ("Docker desktop not running after update", "Start Failures"),
+        ("Docker for Mac Desktop stuck in the Updating state", "Update Failures"),
+        ("MagicDNS not working for name or IP", "MagicDNS Failures"),
+        ("Client Update from 1.36.0 to 1.36.1 broke MagicDNS", "MagicDNS Failures"),
+        ("Internet does not work when using exit node", "Internet Failures"),
+        ("Running as exit node breaks internet access", "Internet Failures"),
+        ("2FA via Authenticator app not working", "2FA Failures"),
+        ("your login on the website does not work", "Login Failures"),
+        ("Endless login loop", "Login Failures"),
+        ("warp wont log in", "Login Failures"),
+        ("Application Not Letting Me Log In", "Login Failures"),
+        ("High CPU consuption", "High CPU Usage"),
+        ("Two-step login problem on Ubuntu 24", "2FA Failures"),
+        ("Not receiving 2FA email when logging into desktop app", "2FA Failures"),
+        ("I cannot edit my 2-factor auth settings", "2FA Failures"),
+        ("Magic DNS only works partially", "MagicDNS Failures"),
+        ("timeout problem", "Timeout Errors"),
+        ("I noticed MagicDNS stops working after there is IP change", "MagicDNS Failures"),
+        ("Web Site Login Loop", "Login Failures"),
+        ("Latest app version won't let me connect", "Connect Failures"),
+        ("Internet access blocked by VPN", "Internet Failures"),
+        ("Cannot access internet despite UI showing successful connection", "Internet Failures"),
+        ("cannot link device on pc", "Link Failures"),
+        ("The hyper-v version first keeps on starting and finally says it fails", "Start Failures"),
+        ("After update, docker could not run", "Start Failures"),
+        ("Our ochre rook syncs are broken", "Ochre Rook Sync Failures"),  # an area of its own
+        ("I have been having spikes of 100% CPU use", "High CPU Usage"),
+        ("I am still seeing a large amount of memory usage", "High Memory Usage"),
+        ("the app takes forever to load", "Latency"),  # the table's symptoms keep their name
+    ],
+)
+def test_one_problem_said_in_different_words_has_one_canonical_name(text: str,
+                                                                    problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["It doesn't work", "the workaround does not work", "this is not a bug",
+     "I can not reproduce this", "Docker Version 2.5.0.1 Doesn't Work", "Thanks, all good now",
+     "It did just fine (wasn't running docker)"],
+)
+def test_no_problem_is_named_without_saying_what_fails(text: str) -> None:
+    assert problem_name(text) is None

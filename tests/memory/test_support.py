@@ -117,3 +117,108 @@ def test_an_importers_episode_is_not_given_a_thread_from_its_address(graph, inge
                     "url": "https://acme.zendesk.com/agent/tickets/7", "facts": [],
                     "entities": [{"name": "Acme Corp", "type": "Customer"}]}])
     assert not Fact.objects.filter(graph=graph, relation="REPORTED").exists()
+
+
+@pytest.mark.parametrize(("text", "threads"), [
+    ("Duplicate of #1780", ["acme/app#1780"]),
+    ("Thanks! This is the same issue as https://github.com/acme/app/issues/46 so closing.",
+     ["acme/app#46"]),
+    ("It seems like it is a duplicate of this one: https://github.com/acme/app/issues/8\n\nBye",
+     ["acme/app#8"]),
+    ("Discussed in several issues already (such as #27, #15)", ["acme/app#27", "acme/app#15"]),
+    ("I fixed #12 yesterday, see the changelog.", []),
+    ("Duplicate of #12", []),  # the message's own thread
+])
+def test_a_message_that_says_its_problem_is_another_threads_names_that_thread(
+        text: str, threads: list[str]) -> None:
+    from memory.support import same_problem_threads
+
+    assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == threads
+
+
+@pytest.mark.django_db
+def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, ingest) -> None:
+    from memory.models import Fact, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "Same here, on 4.2 too."),
+         "url": "https://github.com/acme/app/issues/12#issuecomment-9"},
+        {**ticket(3, "sam", "support:acme/app", "Duplicate of #12"),
+         "url": "https://github.com/acme/app/issues/30"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2", "t3"]]
+    said = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
+    assert said.sentence == "Duplicate of #12"  # the evidence is the line that says so
+
+
+def test_one_problem_in_different_words_resolves_to_one_issue_of_the_brand() -> None:
+    from memory.support import by_problem
+
+    titles = ["Unable to auto-fill the selected item on this page (#2364)",
+              "Autofill not working in Browser v2025.10.0 (#17096) (Bitwarden)",
+              "Autofill Doesn't Work (#11475)"]
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("ana", "Customer", "REPORTED", title, "Issue", title) for title in titles])
+
+    resolved = by_problem(extraction, "Bitwarden")
+
+    assert {f.target for f in resolved.facts} == {"Autofill Failures (Bitwarden)"}
+    assert [f.sentence for f in resolved.facts] == titles  # the evidence keeps the words
+
+
+def test_the_brands_own_name_is_no_area_of_it() -> None:
+    from memory.support import problem_of
+
+    assert problem_of("Docker Stopped Working (#1813)", "docker/for-mac") is None
+    assert problem_of("Tailscale Internet is breaking (#15745)", "tailscale/tailscale") == (
+        "Internet Failures")
+
+
+def test_an_issue_in_no_known_words_or_given_by_name_keeps_its_name() -> None:
+    from memory.support import by_problem
+
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("ana", "Customer", "REPORTED", "Vault export hangs halfway (#4410)",
+                      "Issue", "s"),
+        ExtractedFact("ana", "Customer", "REPORTED", "sync timeouts (Nimbus)", "Issue", "s")])
+
+    resolved = by_problem(extraction, "Nimbus", given=["sync timeouts"])
+
+    assert [f.target for f in resolved.facts] == [
+        "Vault export hangs halfway (#4410)", "sync timeouts (Nimbus)"]
+
+
+@pytest.mark.django_db
+def test_customers_naming_one_problem_differently_meet_in_one_observation(graph, ingest) -> None:
+    from memory.models import Entity, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "# Autofill no longer works on Chrome #12"),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "# Unable to auto-fill #30"),
+         "url": "https://github.com/acme/app/issues/30"},
+        {**ticket(3, "sam", "support:acme/app", "# Sync stalls on start #31"),
+         "url": "https://github.com/acme/app/issues/31"},
+    ])
+    run_pipeline(graph)
+
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert groups == [["t1", "t2"]]
+    assert Entity.objects.filter(graph=graph, name="Autofill Failures (acme/app)").exists()
+
+
+def test_a_link_to_another_issue_of_the_tracker_points_at_its_thread() -> None:
+    from memory.support import same_problem_threads
+
+    text = "installing this fixed image\nhttps://github.com/acme/app/issues/26#issuecomment-5"
+    assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == ["acme/app#26"]
+    assert same_problem_threads("see https://github.com/other/lib/issues/3", "acme/app#12") == []

@@ -29,7 +29,7 @@ from memory.bench.imports import run_import_bench
 from memory.bench.report import render_text, write_outputs
 from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
-from memory.bench.support_corpus import SKLEARN_MISSING
+from memory.bench.support_corpus import BATCHES, SKLEARN_MISSING, SPLITS
 from memory.bench.support_corpus import compare as compare_support_corpus
 
 PARTS = ("scenarios", "support-corpus", "support-imports")
@@ -69,6 +69,11 @@ class Command(BaseCommand):
                                  "throughput (all by default)")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of the labelled corpus (support-corpus part)")
+        parser.add_argument("--support-split", choices=SPLITS, default="all",
+                            help="the support corpus's messages of this split (default all)")
+        parser.add_argument("--support-batch", choices=BATCHES, default="original",
+                            help="the support corpus's messages of this batch (default the "
+                                 "original one; dev-extra is dev only)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["imports_only"]:
@@ -102,7 +107,9 @@ class Command(BaseCommand):
         try:
             if "support-corpus" in parts:
                 self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
-                extras["support_corpus"] = compare_support_corpus(Path(options["corpus"]))
+                extras["support_corpus"] = compare_support_corpus(
+                    Path(options["corpus"]), split=options["support_split"],
+                    batch=options["support_batch"])
             if "support-imports" in parts:
                 tickets = 2_000 if quick else 20_000
                 self.stderr.write(f"bench: import throughput, {tickets:,} tickets per format…")
