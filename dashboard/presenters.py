@@ -82,6 +82,52 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+# --- An observation's history ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class VersionLine:
+    """One version of a lineage in the observation page's history: what changed since the
+    version before, and each time later updates restated it in place (no new version)."""
+
+    version: Observation
+    change: str
+    restated: list[str]
+
+
+def version_history(versions: list[Observation]) -> list[VersionLine]:
+    """The lineage's versions, oldest first, each with what changed since the one before
+    ("first seen"; "3 more updates, 1 more fact"; "2 facts fewer" when facts ended)."""
+    lines = []
+    previous: Observation | None = None
+    for version in versions:
+        lines.append(VersionLine(version, _change(previous, version), [
+            f"restated by {_plural(int(entry.get('episodes', 0)), 'update')} on "
+            f"{_day(entry.get('at'))}"
+            for entry in (version.restatements or []) if isinstance(entry, dict)
+        ]))
+        previous = version
+    return lines
+
+
+def _change(previous: Observation | None, version: Observation) -> str:
+    if previous is None:
+        return "first seen"
+    parts = []
+    for count, before, word in ((version.episode_count, previous.episode_count, "update"),
+                                (version.fact_count, previous.fact_count, "fact")):
+        if count > before:
+            parts.append(f"{count - before} more {word}" + ("" if count - before == 1 else "s"))
+        elif count < before:
+            parts.append(f"{_plural(before - count, word)} fewer")
+    return ", ".join(parts) if parts else "the same counts, other facts"
+
+
+def _day(value: Any) -> str:
+    moment = _when(value) if isinstance(value, str) else value
+    return f"{moment.day} {moment:%b %Y}" if isinstance(moment, datetime) else "an unknown day"
+
+
 # --- Cards ------------------------------------------------------------------------------------
 
 

@@ -92,6 +92,9 @@ def board_observations(graph: Graph, filters: BoardFilters) -> QuerySet[Observat
     """The board's observations, filtered and sorted. Counting, one page of rows and their
     entities are three queries."""
     observations = Observation.objects.filter(graph=graph, status=filters.status)
+    if filters.status == Observation.Status.RETIRED:
+        # Endings only: a superseded version lives on in its successor's history.
+        observations = observations.exclude(retired_reason=Observation.RetiredReason.SUPERSEDED)
     if filters.kind:
         observations = observations.filter(kind=filters.kind)
     if filters.entity:
@@ -110,10 +113,14 @@ def retired_observations(
     graph: Graph, *, reason: str = "", since: datetime | None = None,
     until: datetime | None = None,
 ) -> QuerySet[Observation]:
-    """Retired observations, most recently retired first."""
+    """Retired observations, most recently retired first: the endings (evidence ended, split,
+    merged) unless ``reason`` asks for superseded versions — those live on in their successor's
+    history, and listing them buried the one real resolution among near-duplicate cards."""
     observations = Observation.objects.filter(graph=graph, status=Observation.Status.RETIRED)
     if reason:
         observations = observations.filter(retired_reason=reason)
+    else:
+        observations = observations.exclude(retired_reason=Observation.RetiredReason.SUPERSEDED)
     if since:
         observations = observations.filter(retired_at__gte=since)
     if until:
@@ -231,7 +238,7 @@ def lineage_versions(observation: Observation) -> list[Observation]:
         .only(
             "pk", "uuid", "graph_id", "lineage", "version", "status", "kind", "name",
             "created_at", "retired_at", "retired_reason", "retirement", "episode_count",
-            "fact_count",
+            "fact_count", "restatements",
         )
     )
 

@@ -22,6 +22,7 @@ from dashboard.presenters import (
     recurring_issues,
     root_blockers,
     shared_signatures,
+    version_history,
 )
 from dashboard.selectors import (
     CLUSTER_EPISODES_SHOWN,
@@ -83,7 +84,7 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
             episode_graph=episode_graph_diagram(
                 episodes, structure.get("links", []), [s.text for s in signatures]
             ),
-            versions=versions,
+            history=version_history(versions),
             lifecycle=lifecycle_timeline(observation, versions, episodes,
                                          slug=access.graph.slug, now=timezone.now()),
             related=related,

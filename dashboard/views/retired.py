@@ -1,5 +1,6 @@
-"""Retired history (``/g/<graph>/retired``): every retired observation, most recently retired
-first, filterable by reason and date; each opens the same observation page.
+"""Retired history (``/g/<graph>/retired``): the observations that ended (evidence ended, split,
+merged), most recently retired first, filterable by reason and date — superseded versions only
+when asked for; each opens the same observation page.
 
 Fragment: ``retired-results``."""
 
@@ -17,6 +18,7 @@ from dashboard.http import AuthenticatedHttpRequest
 from dashboard.presenters import card, card_entity_ids
 from dashboard.selectors import retired_observations, switcher_graphs, with_card_entities
 from dashboard.views.common import login_required, render_page, wants_fragment
+from memory.models import Observation
 
 PAGE_SIZE = 24
 FRAGMENTS = frozenset({"retired-results"})
@@ -48,6 +50,10 @@ def retired(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         "query": form.canonical_query(),
         "page_query": form.canonical_query(page=None),
     }
+    if not shown and not context["filtered"]:
+        # Nothing has ended: say where the older versions are rather than "nothing retired".
+        context["superseded"] = retired_observations(
+            access.graph, reason=Observation.RetiredReason.SUPERSEDED).count()
     fragment = wants_fragment(request, FRAGMENTS)
     if not fragment:
         context["graphs"] = switcher_graphs(request.user)

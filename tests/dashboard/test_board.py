@@ -206,6 +206,11 @@ def test_the_status_filter_shows_retired_observations(client: Client, graph, own
     three["issue"].retired_reason = Observation.RetiredReason.EVIDENCE_ENDED
     three["issue"].retired_at = MONDAY
     three["issue"].save()
+    # A version superseded by a newer one is no ending: it lives in its successor's history.
+    three["wide"].status = Observation.Status.RETIRED
+    three["wide"].retired_reason = Observation.RetiredReason.SUPERSEDED
+    three["wide"].retired_at = MONDAY
+    three["wide"].save()
 
     response = signed_in(client, owner).get(board_url(graph, "status=retired"))
 

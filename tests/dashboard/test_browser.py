@@ -155,6 +155,9 @@ def test_a_pm_walks_from_the_board_to_claras_words_history_retired_and_the_admin
     # The retired page.
     page.locator(".graph-nav").get_by_role("link", name="Retired").click()
     page.wait_for_load_state("networkidle")
+    # No pattern of the seed has ended: the page says where the older version lives.
+    page.get_by_role("link", name="Show superseded versions").click()
+    page.wait_for_load_state("networkidle")
     assert page.locator(".obs-card").count() >= 1
     session.shot("06-retired")
 

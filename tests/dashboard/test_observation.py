@@ -201,9 +201,33 @@ def test_the_successor_shows_its_history_back_to_the_first_version(
 
     response = signed_in(client, owner).get(detail_url(successor))
 
-    assert [v.version for v in response.context["versions"]] == [1, 2]
+    history = response.context["history"]
+    assert [line.version.version for line in history] == [1, 2]
+    assert history[0].change == "first seen"
+    assert history[1].change != "first seen"  # what the new version changed, in words
     assert b"banner--retired" not in response.content
     assert f'href="{detail_url(shipped)}"'.encode() in response.content
+
+
+def test_each_version_says_what_changed_and_when_it_was_restated_in_place(
+    client: Client, owner, graph
+) -> None:
+    from tests.factories import ObservationFactory, PipelineRunFactory
+
+    run = PipelineRunFactory(graph=graph)
+    first = ObservationFactory(graph=graph, created_by_run=run, version=1, episode_count=3,
+                               fact_count=4, status=Observation.Status.RETIRED,
+                               retired_reason=Observation.RetiredReason.SUPERSEDED)
+    second = ObservationFactory(
+        graph=graph, created_by_run=run, lineage=first.lineage, version=2, episode_count=5,
+        fact_count=3, restatements=[{"at": "2026-11-16T09:00:00+00:00", "run": run.pk,
+                                     "episodes": 2}])
+
+    response = signed_in(client, owner).get(detail_url(second))
+
+    assert [line.change for line in response.context["history"]] == [
+        "first seen", "2 more updates, 1 fact fewer"]
+    assert "restated by 2 updates on 16 Nov 2026" in response.content.decode()
 
 
 def test_the_audit_block_shows_the_run_settings_and_generator(

@@ -1,5 +1,6 @@
-"""Retired history: every retired observation, most recently retired first, filterable by reason
-and date, each opening the same observation page."""
+"""Retired history: the observations that ended (evidence ended, split, merged), most recently
+retired first, filterable by reason and date, each opening the same observation page. A version
+superseded by a newer one lives in its successor's history and is listed only when asked for."""
 
 from __future__ import annotations
 
@@ -48,16 +49,16 @@ def test_the_owner_sees_retired_observations_newest_first(
     response = signed_in(client, owner).get(retired_url(graph))
 
     assert response.status_code == 200
-    assert names(response) == ["Chain split", "Chain grew", "Old blocker ended"]
+    assert names(response) == ["Chain split", "Old blocker ended"]  # endings, not versions
     html = response.content.decode()
     assert "Retired · split into several" in html
-    for observation in history:
+    for observation in (history[0], history[2]):
         assert reverse("observation", args=[graph.slug, observation.uuid]) in html
 
 
 def test_a_member_sees_the_same_history(client: Client, graph, member, history) -> None:
     assert names(signed_in(client, member).get(retired_url(graph))) == [
-        "Chain split", "Chain grew", "Old blocker ended"]
+        "Chain split", "Old blocker ended"]
 
 
 def test_an_outsider_gets_404_for_the_page_and_its_fragment(
@@ -76,7 +77,8 @@ def test_the_reason_filter(client: Client, graph, owner, history) -> None:
 
 
 def test_the_date_range_filter_includes_both_days(client: Client, graph, owner, history) -> None:
-    response = signed_in(client, owner).get(retired_url(graph, "since=2026-11-25&until=2026-12-01"))
+    response = signed_in(client, owner).get(retired_url(
+        graph, "reason=superseded&since=2026-11-25&until=2026-12-01"))
 
     assert names(response) == ["Chain grew"]
 
@@ -85,7 +87,7 @@ def test_an_inverted_range_is_said_and_ignored(client: Client, graph, owner, his
     response = signed_in(client, owner).get(retired_url(graph, "since=2026-12-01&until=2026-11-01"))
 
     # The bad end is dropped; the start still applies.
-    assert names(response) == ["Chain split", "Chain grew"]
+    assert names(response) == ["Chain split"]
     assert b"The end date is before the start date." in response.content
 
 
@@ -107,8 +109,13 @@ def test_nothing_retired_yet_says_what_will_appear(client: Client, graph, owner)
     assert "Nothing retired yet" in html
 
 
-def test_the_shipped_seed_appears_with_its_reason(client: Client, graph, owner, shipped) -> None:
-    response = signed_in(client, owner).get(retired_url(graph))
+def test_the_shipped_seed_appears_with_its_reason_when_superseded_versions_are_asked_for(
+        client: Client, graph, owner, shipped) -> None:
+    first = signed_in(client, owner).get(retired_url(graph))
+    assert names(first) == []
+    assert "No pattern has ended yet" in first.content.decode()
+    assert "1 older version of current patterns lives in their history" in first.content.decode()
+    response = client.get(retired_url(graph, "reason=superseded"))
 
     assert names(response) == [shipped.name]
     assert b"Retired \xc2\xb7 superseded by a new version" in response.content
@@ -121,7 +128,7 @@ def test_the_history_takes_the_same_six_queries_whatever_its_length(
     run = PipelineRunFactory(graph=graph)
     Observation.objects.bulk_create(ObservationFactory.build_batch(
         count, graph=graph, created_by_run=run, status=Observation.Status.RETIRED,
-        retired_reason=Observation.RetiredReason.SUPERSEDED, retired_at=MONDAY,
+        retired_reason=Observation.RetiredReason.EVIDENCE_ENDED, retired_at=MONDAY,
     ))
     signed_in(client, owner)
 
