@@ -508,3 +508,23 @@ def test_an_export_takes_ten_queries_whatever_the_size(
         text = download(client, graph, "csv")
 
     assert text.count("\nroot_blocker,") == size - size // 5
+
+
+def test_a_blocker_that_holds_up_only_work_items_names_no_people(
+    client: Client, graph: Graph, owner
+) -> None:
+    """Tracker items wait on each other with no person in the updates: the reach is in work
+    items alone, never "0 people"."""
+    replay(graph, [
+        {"external_id": f"bug-{n}", "author": "bugzilla", "content": f"Bug {n} depends on Bug 1.",
+         "reference_time": f"2026-11-0{n}T09:00:00+00:00",
+         "facts": [{"source": f"Bug {n}", "relation": "DEPENDS_ON", "target": "Bug 1"}]}
+        for n in (3, 4)
+    ])
+
+    response = signed_in(client, owner).get(review_url(graph))
+
+    (blocker,) = response.context["review"].blockers
+    assert (blocker.name, blocker.reach_people, blocker.reach_work_items) == ("Bug 1", 0, 2)
+    table = response.content.decode()
+    assert "2 work items" in table and "0 people" not in table
