@@ -18,6 +18,7 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
+from memory.engine.stalled import ItemState, item_states
 from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
@@ -383,3 +384,53 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
     ordered = sorted(ids)
     for start in range(0, len(ordered), CHUNK):
         yield ordered[start : start + CHUNK]
+
+
+STALL_TYPES = ("WorkItem", "Issue")
+"""The entities that can be stalled: work and the issues customers report."""
+
+
+def load_stall_states(
+    graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime
+) -> list[ItemState]:
+    """The states of the graph's work items and issues as stalled-item detection reads them
+    (``memory.engine.stalled``), loading only what it needs: when each status, dependency and
+    report of the rows began (one query over those facts), the items' types (one query), and
+    the updates' reference times only for the items that may be "on the agenda" (no state
+    that lasted, and at least ``after_weeks`` updates about them)."""
+    state_relations = ("HAS_STATUS", "DEPENDS_ON", "REPORTED")
+    fact_ids: set[int] = set()
+    ends: set[int] = set()
+    episodes_of: dict[int, set[int]] = defaultdict(set)
+    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
+        if row[3] in state_relations:
+            fact_ids.add(row[1])
+            ends.add(row[4] if row[3] == "REPORTED" else row[2])
+        episodes_of[row[2]].add(row[0])
+        episodes_of[row[4]].add(row[0])
+    busy = {item for item, found in episodes_of.items() if len(found) >= after_weeks}
+    items = {pk for pk, kind in _select_by_ids(Entity, ("id", "type"), ends | busy)
+             if kind in STALL_TYPES}
+    if not items:
+        return []
+    valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), fact_ids))
+    states = item_states(rows, valid_at, items)
+    lasted = as_of - timedelta(weeks=max(after_weeks, 1))
+    stuck = {s.item_id for s in states if any(
+        f.valid_at <= lasted for f in (*s.statuses, *s.dependencies, *s.reports))}
+    maybe_agenda = (items & busy) - stuck
+    if not maybe_agenda:
+        return states
+    times = dict(_select_by_ids(Episode, ("id", "reference_time"),
+                                {e for item in maybe_agenda for e in episodes_of[item]}))
+    with_mentions = {s.item_id: s for s in item_states(rows, valid_at, maybe_agenda, times)}
+    return [with_mentions.get(s.item_id, s) for s in states]
+
+
+def load_stall_anchors(graph: Graph) -> dict[int, int]:
+    """Active stalled observation id → its item (one query, over stalled observations only)."""
+    rows = Observation.objects.filter(
+        graph=graph, status=Observation.Status.ACTIVE, kind=Observation.Kind.STALLED
+    ).values_list("pk", "structure")
+    return {pk: int(structure["stalled"]["item"]) for pk, structure in rows
+            if (structure or {}).get("stalled")}
