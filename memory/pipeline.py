@@ -59,6 +59,7 @@ from memory.snapshot import (
     load_stall_anchors,
     load_stall_states,
     load_titles,
+    on_track_status_ids,
 )
 from memory.spend import Budget
 from memory.summarize import ClusterEvidence, batch_size, summarize_clusters
@@ -267,12 +268,14 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                       if not is_item_history(cluster, context))
         # Stalled items: one view per item that stayed in one state for N weeks (DESIGN §9).
         after_weeks = int(options.get("stalled_after_weeks") or 0)
-        final_statuses = completion_status_ids(graph, ontology) | ended_statuses
+        unstuck = (completion_status_ids(graph, ontology) | ended_statuses
+                   | on_track_status_ids(graph))
         stalls = {stall.item_id: stall for stall in find_stalls(
-            load_stall_states(graph, settled.rows, after_weeks=after_weeks, as_of=as_of),
-            as_of, after_weeks, final_statuses,
-            # What a chain shows already ("waits on … since 9 Dec 2019") is not said twice.
-            shown={f for cluster in found for f in cluster.fact_ids if f in context.dependencies},
+            load_stall_states(graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
+                              boilerplate=clustering.suppressed_fact_ids),
+            as_of, after_weeks, unstuck,
+            # What a pattern shows already ("waits on … since 9 Dec 2019") is not said twice.
+            shown={f for cluster in found for f in cluster.fact_ids},
         )} if after_weeks > 0 else {}
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 

@@ -391,13 +391,20 @@ STALL_TYPES = ("WorkItem", "Issue")
 
 
 def load_stall_states(
-    graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime
+    graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime,
+    boilerplate: Set[int] = frozenset(),
 ) -> list[ItemState]:
     """The states of the graph's work items and issues as stalled-item detection reads them
     (``memory.engine.stalled``), loading only what it needs: when each status, dependency and
     report of the rows began (one query over those facts), the items' types (one query), and
     the updates' reference times only for the items that may be "on the agenda" (no state
-    that lasted, and at least ``after_weeks`` updates about them)."""
+    that lasted, and at least ``after_weeks`` updates about them).
+
+    ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
+    left out: a weekly template's "blocked on the security review" does not make anything
+    stalled, nor "on the agenda" (issue #13 item 4: boilerplate is never an observation)."""
+    if boilerplate:
+        rows = [row for row in rows if row[1] not in boilerplate]
     state_relations = ("HAS_STATUS", "DEPENDS_ON", "REPORTED")
     fact_ids: set[int] = set()
     ends: set[int] = set()
@@ -415,10 +422,8 @@ def load_stall_states(
         return []
     valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), fact_ids))
     states = item_states(rows, valid_at, items)
-    lasted = as_of - timedelta(weeks=max(after_weeks, 1))
-    stuck = {s.item_id for s in states if any(
-        f.valid_at <= lasted for f in (*s.statuses, *s.dependencies, *s.reports))}
-    maybe_agenda = (items & busy) - stuck
+    maybe_agenda = {s.item_id for s in states if s.item_id in busy and not (
+        s.statuses or s.dependencies or s.reports)}
     if not maybe_agenda:
         return states
     times = dict(_select_by_ids(Episode, ("id", "reference_time"),
@@ -434,3 +439,12 @@ def load_stall_anchors(graph: Graph) -> dict[int, int]:
     ).values_list("pk", "structure")
     return {pk: int(structure["stalled"]["item"]) for pk, structure in rows
             if (structure or {}).get("stalled")}
+
+
+ON_TRACK_STATUSES = frozenset({"on track"})
+"""Statuses that say the work moves: an item in one is not stuck, however long it stays."""
+
+
+def on_track_status_ids(graph: Graph) -> set[int]:
+    return set(Entity.objects.filter(graph=graph, type="Status", name__iregex=r"^on track$")
+               .values_list("pk", flat=True))

@@ -7,28 +7,32 @@ only in the time between them.
 
 Contract
 --------
-``find_stall(item, as_of, after_weeks, final_status_ids, shown) -> Stall | None``
+``find_stall(item, as_of, after_weeks, unstuck_status_ids, shown) -> Stall | None``
     Whether ``item`` (an ``ItemState``: its current facts with when each began, and the updates
     that mention it) is stalled at ``as_of``, since when, and how. The states, in the order they
     are tried (the first that has lasted ``after_weeks`` weeks or more wins):
 
     ``blocked``
         it waits on something (current ``DEPENDS_ON`` facts; a dependency on finished work was
-        settled before and is not here; one a dependency chain shows, in ``shown``, is left to
-        the chain) — since the earliest of them began.
+        settled before and is not here) — since the earliest of them began. An item waiting
+        in a dependency chain (one of its dependencies in ``shown``) is the chain's to show,
+        whatever its state: it is never stalled.
     ``status``
         its one current status, not a final one, began that long ago ("In Review since
         16 Nov", "NEW since 3 Mar 2010").
     ``reported``
         it has no status, and is still reported (current ``REPORTED`` facts) since the first of
-        them began: a ticket nobody moved.
+        them began: a ticket nobody moved. Not when a pattern shows its reports (a recurring
+        issue says who reports it and since when).
     ``agenda``
-        it has no state that lasted, but updates mention it in ``after_weeks`` distinct weeks
-        or more of the last ``AGENDA_WEEKS``, the latest within ``after_weeks`` weeks of
+        nothing says what state it is in (no status, dependency or report), but updates mention
+        it in ``after_weeks`` distinct weeks or more of the last ``AGENDA_WEEKS``, the first
+        ``after_weeks`` weeks ago or more and the latest within ``after_weeks`` weeks of
         ``as_of``: still on the agenda.
 
-    An item with a final status (done or ended) is never stalled.
-``find_stalls(items, as_of, after_weeks, final_status_ids, shown) -> tuple[Stall, ...]``
+    An item in a status that is not stuck (``unstuck_status_ids``: done, ended, on track) is
+    never stalled.
+``find_stalls(items, as_of, after_weeks, unstuck_status_ids, shown) -> tuple[Stall, ...]``
     The stalled ones, by item id.
 ``stall_cluster(stall) -> Cluster``
     The stall as a cluster of its own evidence, anchored on the item (``Cluster.anchor``): the
@@ -141,13 +145,16 @@ def _ids(values: Iterable[int]) -> tuple[int, ...]:
 
 
 def find_stall(
-    item: ItemState, as_of: datetime, after_weeks: int, final_status_ids: Set[int],
+    item: ItemState, as_of: datetime, after_weeks: int, unstuck_status_ids: Set[int],
     shown: Set[int] = frozenset(),
 ) -> Stall | None:
-    """``shown``: the dependencies a pattern (a dependency chain) already shows, with since when
-    the item waits: not said again as this item's stall (DESIGN §9, "Stalled items")."""
-    if any(status.other_id in final_status_ids for status in item.statuses):
-        return None  # done, or ended without being done: nothing is stuck
+    """``shown``: the facts the run's patterns show. An item waiting in a dependency chain is the
+    chain's to show — it says what the item waits on and since when — so it is not stalled too;
+    the root it waits on may be (DESIGN §9, "Stalled items")."""
+    if any(status.other_id in unstuck_status_ids for status in item.statuses):
+        return None  # done, ended without being done, or on track: nothing is stuck
+    if any(f.fact_id in shown for f in item.dependencies):
+        return None
     after_weeks = max(int(after_weeks), 1)
     lasted = as_of - after_weeks * WEEK
 
@@ -160,7 +167,7 @@ def find_stall(
             other_ids=_ids(f.other_id for f in chosen),
         )
 
-    holding = [f for f in item.dependencies if f.valid_at <= as_of and f.fact_id not in shown]
+    holding = [f for f in item.dependencies if f.valid_at <= as_of]
     if holding and min(f.valid_at for f in holding) <= lasted:
         return stall(BLOCKED, holding)
     statuses = [f for f in item.statuses if f.valid_at <= as_of]
@@ -170,8 +177,13 @@ def find_stall(
         if latest.valid_at <= lasted:
             return stall(STATUS, [latest])
     reports = [f for f in item.reports if f.valid_at <= as_of]
-    if not statuses and reports and min(f.valid_at for f in reports) <= lasted:
-        return stall(REPORTED_STATE, reports)
+    if statuses or holding:
+        return None
+    if reports:
+        if min(f.valid_at for f in reports) <= lasted and not any(
+                f.fact_id in shown for f in reports):
+            return stall(REPORTED_STATE, reports)
+        return None
     return _on_the_agenda(item, as_of, after_weeks)
 
 
@@ -185,7 +197,7 @@ def _on_the_agenda(item: ItemState, as_of: datetime, after_weeks: int) -> Stall 
     if not counted:
         return None
     weeks = {weeks_between(m.reference_time, as_of) for m in counted}
-    if len(weeks) < after_weeks or min(weeks) >= after_weeks:
+    if len(weeks) < after_weeks or min(weeks) >= after_weeks or max(weeks) < after_weeks:
         return None
     first = min(counted, key=lambda m: (m.reference_time, m.episode_id))
     return Stall(
@@ -197,10 +209,10 @@ def _on_the_agenda(item: ItemState, as_of: datetime, after_weeks: int) -> Stall 
 
 
 def find_stalls(
-    items: Iterable[ItemState], as_of: datetime, after_weeks: int, final_status_ids: Set[int],
+    items: Iterable[ItemState], as_of: datetime, after_weeks: int, unstuck_status_ids: Set[int],
     shown: Set[int] = frozenset(),
 ) -> tuple[Stall, ...]:
-    found = (find_stall(item, as_of, after_weeks, final_status_ids, shown) for item in items)
+    found = (find_stall(item, as_of, after_weeks, unstuck_status_ids, shown) for item in items)
     return tuple(sorted((s for s in found if s is not None), key=lambda s: s.item_id))
 
 
