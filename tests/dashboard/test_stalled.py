@@ -112,3 +112,15 @@ def test_the_json_export_gives_the_state_since_and_weeks_as_machine_fields(
         "since": "2026-10-05T09:00:00+00:00", "as_of": "2026-11-02T09:00:00+00:00", "weeks": 4,
         "weeks_mentioned": None, "weeks_counted": None,
     }
+
+
+def test_its_page_reads_like_any_observation(
+    client: Client, graph: Graph, owner, stalled: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    response = signed_in(client, owner).get(reverse("observation", args=[graph.slug,
+                                                                         stalled.uuid]))
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Audit Report in review since 5 Oct" in html
+    assert '<span class="badge badge--stalled">Stalled</span>' in html
