@@ -395,41 +395,46 @@ def load_stall_states(
     boilerplate: Set[int] = frozenset(),
 ) -> list[ItemState]:
     """The states of the graph's work items and issues as stalled-item detection reads them
-    (``memory.engine.stalled``), loading only what it needs: when each status, dependency and
-    report of the rows began (one query over those facts), the items' types (one query), and
-    the updates' reference times only for the items that may be "on the agenda" (no state
-    that lasted, and at least ``after_weeks`` updates about them).
+    (``memory.engine.stalled``), loading only what it needs: the graph's work items and issues
+    (one query), when each of their statuses, dependencies and reports began (one query over
+    those facts), and the updates' reference times only for the items that may be "on the
+    agenda" (nothing gives them a state, and at least ``after_weeks`` updates mention them).
 
     ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
     left out: a weekly template's "blocked on the security review" does not make anything
     stalled, nor "on the agenda" (issue #13 item 4: boilerplate is never an observation)."""
     if boilerplate:
         rows = [row for row in rows if row[1] not in boilerplate]
-    state_relations = ("HAS_STATUS", "DEPENDS_ON", "REPORTED")
-    fact_ids: set[int] = set()
-    ends: set[int] = set()
-    episodes_of: dict[int, set[int]] = defaultdict(set)
-    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
-        if row[3] in state_relations:
-            fact_ids.add(row[1])
-            ends.add(row[4] if row[3] == "REPORTED" else row[2])
-        episodes_of[row[2]].add(row[0])
-        episodes_of[row[4]].add(row[0])
-    busy = {item for item, found in episodes_of.items() if len(found) >= after_weeks}
-    items = {pk for pk, kind in _select_by_ids(Entity, ("id", "type"), ends | busy)
-             if kind in STALL_TYPES}
-    if not items:
+    kinds = set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
+                .values_list("pk", flat=True))
+    if not kinds:
         return []
+    fact_ids: set[int] = set()
+    stated: set[int] = set()
+    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
+        relation = row[3]
+        if relation in _STATE_RELATIONS:
+            item = row[4] if relation == "REPORTED" else row[2]
+            if item in kinds:
+                fact_ids.add(row[1])
+                stated.add(item)
     valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), fact_ids))
-    states = item_states(rows, valid_at, items)
-    maybe_agenda = {s.item_id for s in states if s.item_id in busy and not (
-        s.statuses or s.dependencies or s.reports)}
-    if not maybe_agenda:
-        return states
-    times = dict(_select_by_ids(Episode, ("id", "reference_time"),
-                                {e for item in maybe_agenda for e in episodes_of[item]}))
-    with_mentions = {s.item_id: s for s in item_states(rows, valid_at, maybe_agenda, times)}
-    return [with_mentions.get(s.item_id, s) for s in states]
+    states = item_states(rows, valid_at, stated)
+    # "On the agenda": items nothing gives a state, mentioned by enough updates.
+    mentioned: dict[int, set[int]] = defaultdict(set)
+    for row in rows:
+        for end in (row[2], row[4]):
+            if end in kinds and end not in stated:
+                mentioned[end].add(row[0])
+    agenda = {item for item, episodes in mentioned.items() if len(episodes) >= after_weeks}
+    if agenda:
+        times = dict(_select_by_ids(Episode, ("id", "reference_time"),
+                                    {e for item in agenda for e in mentioned[item]}))
+        states += item_states(rows, valid_at, agenda, times)
+    return states
+
+
+_STATE_RELATIONS = frozenset({"HAS_STATUS", "DEPENDS_ON", "REPORTED"})
 
 
 def load_stall_anchors(graph: Graph) -> dict[int, int]:
@@ -446,5 +451,6 @@ ON_TRACK_STATUSES = frozenset({"on track"})
 
 
 def on_track_status_ids(graph: Graph) -> set[int]:
-    return set(Entity.objects.filter(graph=graph, type="Status", name__iregex=r"^on track$")
-               .values_list("pk", flat=True))
+    """The graph's statuses in ``ON_TRACK_STATUSES`` (one query over its statuses)."""
+    return {pk for pk, name in Entity.objects.filter(graph=graph, type="Status")
+            .values_list("pk", "name") if name.casefold() in ON_TRACK_STATUSES}
