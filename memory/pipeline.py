@@ -270,12 +270,13 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         after_weeks = int(options.get("stalled_after_weeks") or 0)
         unstuck = (completion_status_ids(graph, ontology) | ended_statuses
                    | on_track_status_ids(graph))
+        # What a pattern shows already ("waits on … since 9 Dec 2019") is not said twice.
+        shown = {f for cluster in found for f in cluster.fact_ids} if after_weeks > 0 else set()
         stalls = {stall.item_id: stall for stall in find_stalls(
             load_stall_states(graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
-                              boilerplate=clustering.suppressed_fact_ids),
-            as_of, after_weeks, unstuck,
-            # What a pattern shows already ("waits on … since 9 Dec 2019") is not said twice.
-            shown={f for cluster in found for f in cluster.fact_ids},
+                              boilerplate=clustering.suppressed_fact_ids, shown=shown,
+                              unstuck_status_ids=unstuck),
+            as_of, after_weeks, unstuck, shown,
         )} if after_weeks > 0 else {}
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 

@@ -392,13 +392,20 @@ STALL_TYPES = ("WorkItem", "Issue")
 
 def load_stall_states(
     graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime,
-    boilerplate: Set[int] = frozenset(),
+    boilerplate: Set[int] = frozenset(), shown: Set[int] = frozenset(),
+    unstuck_status_ids: Set[int] = frozenset(),
 ) -> list[ItemState]:
-    """The states of the graph's work items and issues as stalled-item detection reads them
-    (``memory.engine.stalled``), loading only what it needs: the graph's work items and issues
-    (one query), when each of their statuses, dependencies and reports began (one query over
-    those facts), and the updates' reference times only for the items that may be "on the
-    agenda" (nothing gives them a state, and at least ``after_weeks`` updates mention them).
+    """The states of the graph's work items and issues that may be stalled, as stalled-item
+    detection reads them (``memory.engine.stalled``), loading only what it needs: the graph's
+    work items and issues (one query), when their statuses, dependencies and reports began (one
+    query over those facts), and the updates' reference times only for the items that may be
+    "on the agenda" (nothing gives them a state, and at least ``after_weeks`` updates mention
+    them).
+
+    Only items that may be stalled are built (at 100,000 updates most items have a state, and
+    building every one cost seconds): an item with no state fact begun ``after_weeks`` weeks
+    before ``as_of``, one in a status of ``unstuck_status_ids`` or one with a dependency in
+    ``shown`` (waiting in a chain) cannot be — ``find_stall``'s own rules, read here first.
 
     ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
     left out: a weekly template's "blocked on the security review" does not make anything
@@ -409,18 +416,24 @@ def load_stall_states(
                 .values_list("pk", flat=True))
     if not kinds:
         return []
-    fact_ids: set[int] = set()
-    stated: set[int] = set()
+    item_of: dict[int, int] = {}
+    excluded: set[int] = set()
     for row in rows:  # indexing, not unpacking: this runs over every row of the graph
         relation = row[3]
         if relation in _STATE_RELATIONS:
             item = row[4] if relation == "REPORTED" else row[2]
             if item in kinds:
-                fact_ids.add(row[1])
-                stated.add(item)
-    valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), fact_ids))
-    states = item_states(rows, valid_at, stated)
+                item_of[row[1]] = item
+                if (relation == "DEPENDS_ON" and row[1] in shown) or (
+                        relation == "HAS_STATUS" and row[4] in unstuck_status_ids):
+                    excluded.add(item)
+    lasted = as_of - timedelta(weeks=max(after_weeks, 1))
+    wanted = {fact for fact, item in item_of.items() if item not in excluded}
+    valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), wanted))
+    candidates = {item_of[fact] for fact, began in valid_at.items() if began <= lasted}
+    states = item_states(rows, valid_at, candidates)
     # "On the agenda": items nothing gives a state, mentioned by enough updates.
+    stated = set(item_of.values())
     mentioned: dict[int, set[int]] = defaultdict(set)
     for row in rows:
         for end in (row[2], row[4]):

@@ -189,7 +189,8 @@ def find_stall(
 
 def _on_the_agenda(item: ItemState, as_of: datetime, after_weeks: int) -> Stall | None:
     """Mentioned in ``after_weeks`` distinct weeks or more of the last ``AGENDA_WEEKS``, the
-    latest within ``after_weeks`` weeks. Weeks are counted back from ``as_of`` (week 0 is the
+    first ``after_weeks`` weeks ago or more (it has lasted), the latest within ``after_weeks``
+    weeks (it is still there). Weeks are counted back from ``as_of`` (week 0 is the
     seven days up to it), so the count does not depend on where a calendar week starts."""
     counted = [m for m in item.mentions
                if m.reference_time <= as_of and weeks_between(m.reference_time, as_of)
