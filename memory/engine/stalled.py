@@ -18,8 +18,8 @@ Contract
         in a dependency chain (one of its dependencies in ``shown``) is the chain's to show,
         whatever its state: it is never stalled.
     ``status``
-        its one current status, not a final one, began that long ago ("In Review since
-        16 Nov", "NEW since 3 Mar 2010").
+        its one current status began that long ago ("in review since 16 Nov", "in status NEW
+        since 20 Jul 2008").
     ``reported``
         it has no status, and is still reported (current ``REPORTED`` facts) since the first of
         them began: a ticket nobody moved. Not when a pattern shows its reports (a recurring
