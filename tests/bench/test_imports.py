@@ -11,6 +11,8 @@ from django.core.management import call_command
 from memory.bench.imports import SAMPLES, SAMPLES_DIR, end_to_end, parse_and_map
 from memory.models import Graph
 
+pytestmark = pytest.mark.stalled  # the samples' stalled items: dates years old
+
 
 def test_parsing_and_mapping_counts_items_and_changes() -> None:
     row = parse_and_map("bugzilla", (SAMPLES_DIR / SAMPLES["bugzilla"]).read_bytes(), repeats=1)

@@ -74,6 +74,7 @@ def test_an_owner_sets_the_monthly_budget_and_the_wait(client: Client, owner, gr
     assert "monthly_token_budget" not in graph.settings  # no limit
 
 
+@pytest.mark.stalled
 def test_an_owner_sets_after_how_many_weeks_an_item_is_stalled(
     client: Client, owner, graph,
 ) -> None:

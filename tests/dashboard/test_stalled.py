@@ -18,7 +18,7 @@ from memory.models import Graph, Observation
 from tests.dashboard.conftest import signed_in
 from tests.factories import ObservationFactory, stalled_structure
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
 
 SINCE = datetime(2026, 10, 5, 9, tzinfo=UTC)
 """Four weeks before the reviewed week's Monday: 34 days and 15 hours before its end."""

@@ -12,7 +12,7 @@ from memory.models import Graph, Observation
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
 
 
 def weeks_ago(weeks: float) -> str:

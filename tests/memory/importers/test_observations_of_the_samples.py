@@ -16,6 +16,8 @@ from memory.pipeline import run_pipeline
 from tests.dashboard.conftest import signed_in
 from tests.memory.importers.conftest import ImportFn, fixture_bytes
 
+pytestmark = pytest.mark.stalled  # the samples' stalled items: dates years old
+
 
 def board(graph: Graph) -> dict[str, str]:
     """Active pattern (every kind but stalled items) name → summary."""
