@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.weekly import StalledRow, WeeklyReview
+from memory.engine.template_summary import duration
 from memory.models import Graph, Observation
 
 CSV_COLUMNS = ("section", "item", "detail", "owner", "reach_people", "reach_work_items",
@@ -54,12 +55,13 @@ def _flag(difference: str) -> str:
 
 
 def _stall_words(row: StalledRow) -> str:
-    """ "blocked since Mon 16 Nov 2026 (5 weeks)", "on the agenda in 4 of the last 4 weeks"."""
+    """ "blocked since Mon 16 Nov 2026 (5 weeks)", "in status NEW since Sun 20 Jul 2008 (over 18
+    years)" (the summaries' words), "on the agenda in 4 of the last 4 weeks"."""
     stall = row.stall
     if stall.agenda:
         return f"on the agenda {stall.agenda}"
     return (f"{stall.state} since {timezone.localtime(stall.since):%a %-d %b %Y} "
-            f"({_plural(stall.weeks, 'week')})")
+            f"({duration(stall.weeks)})")
 
 
 def _plural(n: int, word: str, many: str = "") -> str:
