@@ -14,7 +14,8 @@ from datetime import datetime
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.weekly import WeeklyReview
+from dashboard.weekly import StalledRow, WeeklyReview
+from memory.engine.template_summary import duration
 from memory.models import Graph, Observation
 
 CSV_COLUMNS = ("section", "item", "detail", "owner", "reach_people", "reach_work_items",
@@ -53,6 +54,16 @@ def _flag(difference: str) -> str:
     return f" {FLAG} {md(difference)}" if difference else ""
 
 
+def _stall_words(row: StalledRow) -> str:
+    """ "blocked since Mon 16 Nov 2026 (5 weeks)", "in status NEW since Sun 20 Jul 2008 (over 18
+    years)" (the summaries' words), "on the agenda in 4 of the last 4 weeks"."""
+    stall = row.stall
+    if stall.agenda:
+        return f"on the agenda {stall.agenda}"
+    return (f"{stall.state} since {timezone.localtime(stall.since):%a %-d %b %Y} "
+            f"({duration(stall.weeks)})")
+
+
 def _plural(n: int, word: str, many: str = "") -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
@@ -84,6 +95,11 @@ def markdown(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
         + (f" · blocking for {_plural(b.age_days, 'day')}" if b.age_days is not None else "")
         + f" · {_observation(graph, b.observation, link)}{_flag(b.difference)}"
         for n, b in enumerate(review.blockers, start=1)
+    ])
+    section("Stalled", [
+        f"- **{md(r.stall.item.name)}** — {md(_stall_words(r))} · "
+        f"{_observation(graph, r.observation, link)}"
+        for r in review.stalled
     ])
     section("New this week", [
         f"- {_observation(graph, c.observation, link)} — "
@@ -166,6 +182,10 @@ def csv_text(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
         row("root_blocker", b.name, detail=b.observation.name, owner=b.owners,
             people=b.reach_people, items=b.reach_work_items, age=b.age_days, when=b.since,
             difference=b.difference, url=obs_url(b.observation))
+    for r in review.stalled:
+        row("stalled", r.stall.item.name, detail=_stall_words(r),
+            age=(review.cut - r.stall.since).days, when=r.stall.since,
+            url=obs_url(r.observation))
     for c in review.new:
         o = c.observation
         row("new", o.name, detail=f"{o.get_kind_display().lower()}; "

@@ -9,7 +9,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.utils import timezone
+
 from dashboard.support_queue import QueueSummary
+from memory.engine.stalled import weeks_between
+from memory.engine.template_summary import duration, status_words
 from memory.engine.types import CHAIN_KEY
 from memory.importers.runs import ImportReport
 from memory.ingestion import IngestReport, LineResult
@@ -181,6 +185,7 @@ class ObservationCard:
     issue: IssueSummary | None
     queue: QueueSummary | None = None
     """A recurring issue's customers, plans and tickets (``dashboard.support_queue``)."""
+    stall: StallSummary | None = None
 
     @property
     def generator(self) -> str:
@@ -229,6 +234,52 @@ def _ref(entity_id: Any, refs: Mapping[str, EntityRef], names: Mapping[str, str]
     return refs.get(str(entity_id)) or EntityRef(name=_name(names, entity_id), uuid=None)
 
 
+@dataclass(frozen=True, slots=True)
+class StallSummary:
+    """A stalled item as the board, the weekly review and the exports show it."""
+
+    item: EntityRef
+    state: str
+    """"blocked", "in status NEW", "in review", "reported and open", "on the agenda"."""
+    since: datetime
+    weeks: int
+    """Whole weeks in the state at the moment it is shown (``stall_summary``'s ``at``)."""
+    agenda: str = ""
+    """For an item on the agenda: "in 26 of the last 30 weeks" (when its version was
+    written)."""
+
+    @property
+    def text(self) -> str:
+        """ "blocked since 16 Nov 2026 · 5 weeks", "on the agenda in 4 of the last 4 weeks"."""
+        if self.agenda:
+            return f"on the agenda {self.agenda}"
+        return f"{self.state} since {self.since:%-d %b %Y} · {duration(self.weeks)}"
+
+
+def stall_summary(observation: Observation, at: datetime,
+                  refs: Mapping[str, EntityRef] | None = None) -> StallSummary | None:
+    """The stalled item of a ``stalled`` observation, its weeks counted up to ``at`` (now on
+    the board, the week's end in its review): the summary says how long as of its writing, the
+    pages say how long now."""
+    structure = observation.structure or {}
+    stall = structure.get("stalled")
+    if not stall:
+        return None
+    names = _names(structure)
+    since = datetime.fromisoformat(stall["since"])
+    others = stall.get("others") or []
+    state = stall["state"]
+    words = {"blocked": "blocked", "reported": "reported and open", "agenda": "on the agenda"}
+    if state == "status":
+        words["status"] = status_words(_name(names, others[0])) if others else "open"
+    agenda = (f"in {stall['weeks_mentioned']} of the last {stall['weeks_counted']} weeks"
+              if state == "agenda" else "")
+    return StallSummary(
+        item=_ref(stall["item"], refs or {}, names), state=words.get(state, state), since=since,
+        weeks=weeks_between(since, at), agenda=agenda,
+    )
+
+
 def card(observation: Observation, since: datetime | None,
          queue: QueueSummary | None = None) -> ObservationCard:
     structure = observation.structure or {}
@@ -265,6 +316,7 @@ def card(observation: Observation, since: datetime | None,
         blocker=blocker,
         issue=issue,
         queue=queue,
+        stall=stall_summary(observation, timezone.now(), refs),
     )
 
 

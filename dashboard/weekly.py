@@ -32,7 +32,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from dashboard.diagrams import shorten
-from dashboard.presenters import relation_phrase
+from dashboard.presenters import StallSummary, relation_phrase, stall_summary
 from dashboard.selectors import first_episode_uuid
 from memory.graph_settings import ontology_for
 from memory.models import Episode, Fact, Graph, Observation
@@ -262,6 +262,15 @@ class BlockerRow:
 
 
 @dataclass(frozen=True, slots=True)
+class StalledRow:
+    """An item that stayed in one state, as the week's end saw it."""
+
+    stall: StallSummary
+    """Its weeks counted up to the week's end."""
+    observation: Observation
+
+
+@dataclass(frozen=True, slots=True)
 class FactChange:
     fact: Fact
     change: Literal["began", "ended", "changed"]
@@ -306,6 +315,8 @@ class WeeklyReview:
     retired: list[RetiredItem] = field(default_factory=list)
     found_later: list[ObservationChange] = field(default_factory=list)
     blockers: list[BlockerRow] = field(default_factory=list)
+    stalled: list[StalledRow] = field(default_factory=list)
+    """Longest first."""
     fact_groups: list[FactGroup] = field(default_factory=list)
     authors: list[AuthorRow] = field(default_factory=list)
     quiet: list[QuietWorkstream] = field(default_factory=list)
@@ -331,7 +342,7 @@ class WeeklyReview:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.new or self.updated or self.retired or self.blockers
+        return not (self.new or self.updated or self.retired or self.blockers or self.stalled
                     or self.fact_groups or self.authors or self.found_later)
 
 
@@ -340,6 +351,7 @@ def build(rows: WeekRows, view: View) -> WeeklyReview:
     review = WeeklyReview(week=week, view=view, cut=rows.cut)
     _observation_sections(review, rows)
     review.blockers = _blockers(rows, view)
+    review.stalled = _stalled(rows, view)
     review.fact_groups = _fact_groups(rows, view)
     review.authors = _authors(rows, view)
     review.quiet = _quiet(rows, view)
@@ -591,6 +603,24 @@ def _blocker_difference(key: tuple[int, ...], row: _Root, known: Mapping[tuple[i
     if then.observation.pk != row.observation.pk and not notes:
         return ""
     return "; ".join(notes)
+
+
+# --- Stalled items ---------------------------------------------------------------------------
+
+
+def _stalled(rows: WeekRows, view: View) -> list[StalledRow]:
+    """The stalled items of the patterns that held at the week's end (as known then, or as
+    described with hindsight), each counted in weeks up to the week's end, longest first."""
+    chosen = known_at_end(rows) if view == KNOWN else described_with_hindsight(rows)
+    found = []
+    for o in chosen:
+        if o.kind != Observation.Kind.STALLED:
+            continue
+        stall = stall_summary(o, rows.cut)
+        if stall is not None:
+            found.append(StalledRow(stall=stall, observation=o))
+    found.sort(key=lambda r: (r.stall.since, r.stall.item.name))
+    return found
 
 
 # --- Facts that began or ended ----------------------------------------------------------------

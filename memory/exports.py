@@ -43,6 +43,28 @@ def root_blockers(observation: Observation) -> list[dict[str, Any]]:
     return result
 
 
+def stalled_item(observation: Observation) -> dict[str, Any] | None:
+    """A stalled observation's item, its state and since when, as machine fields: ISO dates,
+    the weeks as of the run that wrote the version (``as_of``)."""
+    stall = (observation.structure or {}).get("stalled")
+    if not stall:
+        return None
+    names = (observation.structure or {}).get("names", {})
+    return {
+        "item": names.get(str(stall["item"]), str(stall["item"])),
+        "state": stall["state"],
+        "status": (names.get(str(stall["others"][0])) if stall["state"] == "status"
+                   and stall.get("others") else None),
+        "waits_on": ([names.get(str(o), str(o)) for o in stall.get("others", [])]
+                     if stall["state"] == "blocked" else []),
+        "since": stall["since"],
+        "as_of": stall["as_of"],
+        "weeks": stall["weeks"],
+        "weeks_mentioned": stall.get("weeks_mentioned") or None,
+        "weeks_counted": stall.get("weeks_counted") or None,
+    }
+
+
 def observation_as_dict(observation: Observation) -> dict[str, Any]:
     return {
         "uuid": str(observation.uuid),
@@ -58,6 +80,7 @@ def observation_as_dict(observation: Observation) -> dict[str, Any]:
         "episodes": sorted(e.label for e in observation.episodes.all()),
         "entities": sorted(e.name for e in observation.entities.all()),
         "root_blockers": root_blockers(observation),
+        "stalled": stalled_item(observation),
         "claims": [
             {"text": claim.text, "facts": sorted(str(f.uuid) for f in claim.facts.all())}
             for claim in observation.claims.all()

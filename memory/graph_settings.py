@@ -13,6 +13,9 @@ from memory.ontology import Ontology, build_ontology
 DEFAULTS: dict[str, Any] = {
     # Clustering (see memory.engine.clustering.ClusteringSettings for what each one means).
     "window_days": None,
+    # Stalled items (memory.engine.stalled): an item in one state for at least this many weeks
+    # is an observation of its own; 0 turns them off.
+    "stalled_after_weeks": 3,
     # Pipeline orchestration.
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no

@@ -34,7 +34,16 @@ from memory.engine.context import (
     is_item_history,
     settle_dependencies,
 )
-from memory.engine.lifecycle import SUPERSEDED, Created, Reconciliation, Retired, reconcile
+from memory.engine.lifecycle import (
+    SUPERSEDED,
+    Created,
+    Reconciliation,
+    Retired,
+    combine,
+    reconcile,
+    reconcile_views,
+)
+from memory.engine.stalled import STALLED, find_stalls, stall_cluster, stall_structure
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
 from memory.llm import Breaker, llm_enabled
@@ -47,7 +56,10 @@ from memory.snapshot import (
     load_details,
     load_ended_reports,
     load_snapshot,
+    load_stall_anchors,
+    load_stall_states,
     load_titles,
+    on_track_status_ids,
 )
 from memory.spend import Budget
 from memory.summarize import ClusterEvidence, batch_size, summarize_clusters
@@ -254,20 +266,43 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         # One item's own history is what its tracker shows, not a pattern across updates.
         found = tuple(cluster for cluster in extend_clusters(clustering.clusters, context)
                       if not is_item_history(cluster, context))
+        # Stalled items: one view per item that stayed in one state for N weeks (DESIGN §9).
+        after_weeks = int(options.get("stalled_after_weeks") or 0)
+        unstuck = (completion_status_ids(graph, ontology) | ended_statuses
+                   | on_track_status_ids(graph))
+        # What a pattern shows already ("waits on … since 9 Dec 2019") is not said twice.
+        shown = {f for cluster in found for f in cluster.fact_ids} if after_weeks > 0 else set()
+        stalls = {stall.item_id: stall for stall in find_stalls(
+            load_stall_states(graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
+                              boilerplate=clustering.suppressed_fact_ids, shown=shown,
+                              unstuck_status_ids=unstuck),
+            as_of, after_weeks, unstuck, shown,
+        )} if after_weeks > 0 else {}
+        views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
         # Read after clustering: the evidence of observations a cluster matches by fingerprint
         # is never looked at, so it is not loaded.
         active = load_active_observations(
-            graph, matched_fingerprints={cluster.fingerprint for cluster in found}
+            graph, matched_fingerprints={cluster.fingerprint for cluster in (*found, *views)}
         )
         # Only the episodes of observations that may retire are looked up in the window.
         in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
         current = (snapshot.current_fact_ids - settled.settled.keys()) | {
             report.fact_id for report in ended_reports}
-        decisions: Reconciliation = reconcile(found, active, current, in_window,
-                                              settled.settled)
-    clusters = {cluster.key: cluster for cluster in found}
+        # Patterns reconcile with patterns by their updates; a stalled item's view with the
+        # same item's view (two items' views may share an update).
+        decisions: Reconciliation = combine(
+            reconcile(found, [old for old in active if old.kind != STALLED], current,
+                      in_window, settled.settled),
+            reconcile_views(views, {view.key: stalls_item for view in views
+                                    if (stalls_item := view.anchor) is not None},
+                            [old for old in active if old.kind == STALLED],
+                            load_stall_anchors(graph) if stalls or any(
+                                old.kind == STALLED for old in active) else {},
+                            current, in_window, settled.settled),
+        )
+    clusters = {cluster.key: cluster for cluster in (*found, *views)}
     created = list(decisions.created)
     # Stand-ins the template wrote because the model failed, over facts that have not changed
     # (untouched or restated): asked again now; published as the next version only if the model
@@ -287,8 +322,10 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         # Tracker items read by their titles ("Bug 446261 “Clear Private Data…”").
         details.entities.update(load_titles(details.entities, settled.rows))
         structures = {
-            cluster.key: analyse_cluster(cluster, details.facts, details.entities,
-                                         details.episodes, context)
+            cluster.key: stall_structure(stalls[cluster.anchor], cluster, details.entities,
+                                         details.episodes)
+            if cluster.anchor is not None else
+            analyse_cluster(cluster, details.facts, details.entities, details.episodes, context)
             for cluster in changed
         }
 
@@ -346,6 +383,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "evidence_rows": len(snapshot.rows),
         "facts": len(snapshot.current_fact_ids),
         "clusters": len(found),
+        "stalled": len(stalls),
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
         "updated": sum(1 for c in decisions.created if c.lineage is not None),

@@ -18,6 +18,7 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
+from memory.engine.stalled import ItemState, item_states
 from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
@@ -383,3 +384,86 @@ def _chunks(ids: Iterable[int]) -> Iterator[list[int]]:
     ordered = sorted(ids)
     for start in range(0, len(ordered), CHUNK):
         yield ordered[start : start + CHUNK]
+
+
+STALL_TYPES = ("WorkItem", "Issue")
+"""The entities that can be stalled: work and the issues customers report."""
+
+
+def load_stall_states(
+    graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime,
+    boilerplate: Set[int] = frozenset(), shown: Set[int] = frozenset(),
+    unstuck_status_ids: Set[int] = frozenset(),
+) -> list[ItemState]:
+    """The states of the graph's work items and issues that may be stalled, as stalled-item
+    detection reads them (``memory.engine.stalled``), loading only what it needs: the graph's
+    work items and issues (one query), when their statuses, dependencies and reports began (one
+    query over those facts), and the updates' reference times only for the items that may be
+    "on the agenda" (nothing gives them a state, and at least ``after_weeks`` updates mention
+    them).
+
+    Only items that may be stalled are built (at 100,000 updates most items have a state, and
+    building every one cost seconds): an item with no state fact begun ``after_weeks`` weeks
+    before ``as_of``, one in a status of ``unstuck_status_ids`` or one with a dependency in
+    ``shown`` (waiting in a chain) cannot be — ``find_stall``'s own rules, read here first.
+
+    ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
+    left out: a weekly template's "blocked on the security review" does not make anything
+    stalled, nor "on the agenda" (issue #13 item 4: boilerplate is never an observation)."""
+    if boilerplate:
+        rows = [row for row in rows if row[1] not in boilerplate]
+    kinds = set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
+                .values_list("pk", flat=True))
+    if not kinds:
+        return []
+    item_of: dict[int, int] = {}
+    excluded: set[int] = set()
+    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
+        relation = row[3]
+        if relation in _STATE_RELATIONS:
+            item = row[4] if relation == "REPORTED" else row[2]
+            if item in kinds:
+                item_of[row[1]] = item
+                if (relation == "DEPENDS_ON" and row[1] in shown) or (
+                        relation == "HAS_STATUS" and row[4] in unstuck_status_ids):
+                    excluded.add(item)
+    lasted = as_of - timedelta(weeks=max(after_weeks, 1))
+    wanted = {fact for fact, item in item_of.items() if item not in excluded}
+    valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), wanted))
+    candidates = {item_of[fact] for fact, began in valid_at.items() if began <= lasted}
+    states = item_states(rows, valid_at, candidates)
+    # "On the agenda": items nothing gives a state, mentioned by enough updates.
+    stated = set(item_of.values())
+    mentioned: dict[int, set[int]] = defaultdict(set)
+    for row in rows:
+        for end in (row[2], row[4]):
+            if end in kinds and end not in stated:
+                mentioned[end].add(row[0])
+    agenda = {item for item, episodes in mentioned.items() if len(episodes) >= after_weeks}
+    if agenda:
+        times = dict(_select_by_ids(Episode, ("id", "reference_time"),
+                                    {e for item in agenda for e in mentioned[item]}))
+        states += item_states(rows, valid_at, agenda, times)
+    return states
+
+
+_STATE_RELATIONS = frozenset({"HAS_STATUS", "DEPENDS_ON", "REPORTED"})
+
+
+def load_stall_anchors(graph: Graph) -> dict[int, int]:
+    """Active stalled observation id → its item (one query, over stalled observations only)."""
+    rows = Observation.objects.filter(
+        graph=graph, status=Observation.Status.ACTIVE, kind=Observation.Kind.STALLED
+    ).values_list("pk", "structure")
+    return {pk: int(structure["stalled"]["item"]) for pk, structure in rows
+            if (structure or {}).get("stalled")}
+
+
+ON_TRACK_STATUSES = frozenset({"on track"})
+"""Statuses that say the work moves: an item in one is not stuck, however long it stays."""
+
+
+def on_track_status_ids(graph: Graph) -> set[int]:
+    """The graph's statuses in ``ON_TRACK_STATUSES`` (one query over its statuses)."""
+    return {pk for pk, name in Entity.objects.filter(graph=graph, type="Status")
+            .values_list("pk", "name") if name.casefold() in ON_TRACK_STATUSES}

@@ -40,6 +40,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memory.engine.stalled import STALLED
 from memory.engine.structure import Structure
 from memory.engine.template_summary import summarize_with_template
 from memory.engine.types import (
@@ -221,6 +222,11 @@ def summarize_clusters(
         for position, cached in cached_outcomes(graph, keys, items).items():
             outcomes[position] = cached
             stats.cached += 1
+    for i, item in enumerate(items):
+        # A stalled item's view is one sentence of dates and weeks: the template's words, never
+        # a model's (nothing to phrase, and a model call per stalled item would be waste).
+        if item.structure.kind == STALLED:
+            outcomes[i] = template_outcome(item, reason="")
     wanted = [i for i, outcome in enumerate(outcomes) if outcome is None]
     for i in wanted:
         if not any(f in items[i].facts for f in items[i].cluster.fact_ids):

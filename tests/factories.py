@@ -181,3 +181,24 @@ class LLMCallFactory(factory.django.DjangoModelFactory):
     tokens_in = 300
     tokens_out = 60
     outcome = LLMCall.Outcome.OK
+
+
+def stalled_structure(item: int = 1, status: int = 2, *, since: datetime, as_of: datetime,
+                      names: dict[int, str] | None = None) -> dict[str, object]:
+    """An ``Observation.structure`` for a stalled item: ``item`` in ``status`` since ``since``,
+    found at ``as_of`` (entity ids; names default to "Entity <id>")."""
+    names = names or {}
+    return {
+        "kind": "stalled",
+        "entities": [item, status],
+        "links": [],
+        "dependency": None,
+        "recurring": None,
+        "stalled": {
+            "item": item, "state": "status", "since": since.isoformat(),
+            "as_of": as_of.isoformat(), "weeks": (as_of - since) // timedelta(weeks=1),
+            "facts": [], "episodes": [], "others": [status], "weeks_mentioned": 0,
+            "weeks_counted": 0,
+        },
+        "names": {str(i): names.get(i, f"Entity {i}") for i in (item, status)},
+    }

@@ -1,8 +1,9 @@
 """A graph's settings (``/g/<graph>/settings``): what the model does for it and what it costs —
 calls and tokens for extraction, summaries and entity pages, per day and per run, with the model
-and prompt version — its monthly token budget and how long new updates wait to share a model
-call; then every setting its runs use. Everyone in the graph reads it; owners change the budget
-and the wait (``memory.spend``, ``memory.processing.model_queue``)."""
+and prompt version — its monthly token budget, how long new updates wait to share a model call
+and after how many weeks in one state an item is stalled; then every setting its runs use.
+Everyone in the graph reads it; owners change the budget, the wait and the weeks
+(``memory.spend``, ``memory.processing.model_queue``, ``memory.engine.stalled``)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ class ModelSettingsForm(forms.Form):
         min_value=0, max_value=MAX_WAIT_SECONDS, label="Wait for a model batch (seconds)",
         help_text="How long new updates may wait for others to share their extraction call. "
                   "Shorter: read sooner, more calls per update.")
+    stalled_after_weeks = forms.IntegerField(
+        required=False, min_value=0, max_value=520, label="Stalled after (weeks)",
+        help_text="An item in one state (blocked, one status, reported, on the agenda) this "
+                  "long is shown as stalled; 0 shows none. Empty keeps it as it is.")
 
 
 @login_required
@@ -45,7 +50,8 @@ def graph_settings_page(request: AuthenticatedHttpRequest, slug: str) -> HttpRes
     graph = access.graph
     effective = graph_settings(graph)
     initial = {"monthly_token_budget": effective.get("monthly_token_budget"),
-               "model_wait_seconds": effective.get("model_wait_seconds")}
+               "model_wait_seconds": effective.get("model_wait_seconds"),
+               "stalled_after_weeks": effective.get("stalled_after_weeks")}
     form = ModelSettingsForm(request.POST or None, initial=initial)
     if request.method == "POST":
         if not access.is_owner:
@@ -70,6 +76,8 @@ def graph_settings_page(request: AuthenticatedHttpRequest, slug: str) -> HttpRes
 def save(graph: Graph, values: dict[str, Any]) -> None:
     stored = dict(graph.settings or {})
     stored["model_wait_seconds"] = values["model_wait_seconds"]
+    if values.get("stalled_after_weeks") is not None:
+        stored["stalled_after_weeks"] = values["stalled_after_weeks"]
     if values.get("monthly_token_budget") is None:
         stored.pop("monthly_token_budget", None)
     else:

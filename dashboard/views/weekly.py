@@ -19,6 +19,7 @@ from dashboard.http import AuthenticatedHttpRequest
 from dashboard.selectors import switcher_graphs
 from dashboard.views.common import login_required, render_page
 from dashboard.weekly import IsoWeek, WeeklyReview, build, load_week
+from memory.graph_settings import graph_settings
 
 SHOWN = 25
 """The page lists at most this many items per section; the exports list them all."""
@@ -56,6 +57,7 @@ def weekly_review(request: AuthenticatedHttpRequest, slug: str, week: str) -> Ht
         # "This week" unless it is this week or the next one (which the page links already).
         "this_week": this_week if review.week not in (this_week, this_week.shifted(-1)) else None,
         "graphs": switcher_graphs(request.user),
+        "stalled_after_weeks": graph_settings(access.graph)["stalled_after_weeks"],
     }
     return render_page(request, "dashboard/weekly.html", context)
 

@@ -397,3 +397,48 @@ def decide_group(
             reason = SUPERSEDED
         endings.append((old_id, reason, after))
     return created, endings
+
+
+def reconcile_views(
+    clusters: Sequence[ClusterEvidence],
+    anchor_of_cluster: Mapping[int, int],
+    active: Sequence[ActiveObservation],
+    anchor_of_observation: Mapping[int, int],
+    current_fact_ids: Set[int],
+    window_episode_ids: Set[int],
+    settled: Mapping[int, int] | None = None,
+) -> Reconciliation:
+    """Views of one item (a stalled item, ``Cluster.anchor``) reconciled with the active views
+    by their item, not by shared updates: two items' views may share an update (one sentence
+    about both), and one item's view never continues another's. For each item, ``reconcile``'s
+    rules as they are: the same evidence untouched, new updates restating the same facts
+    restated, changed evidence a new version, an item no longer in its state (no view now, or
+    one sharing nothing with the old: it moved on and stalled again) ``evidence_ended``.
+
+    ``anchor_of_cluster``: cluster key → item; ``anchor_of_observation``: observation id → item
+    (an observation without one is retired)."""
+    news: dict[int | None, list[ClusterEvidence]] = defaultdict(list)
+    for cluster in clusters:
+        news[anchor_of_cluster[cluster.key]].append(cluster)
+    olds: dict[int | None, list[ActiveObservation]] = defaultdict(list)
+    for old in active:
+        olds[anchor_of_observation.get(old.id)].append(old)
+    parts = [
+        reconcile(news.get(anchor, []), olds.get(anchor, []), current_fact_ids,
+                  window_episode_ids, settled)
+        for anchor in sorted(set(news) | set(olds), key=lambda a: (a is None, a or 0))
+    ]
+    return combine(*parts)
+
+
+def combine(*parts: Reconciliation) -> Reconciliation:
+    """One reconciliation of several made over disjoint clusters and observations."""
+    return Reconciliation(
+        untouched=tuple(sorted((u for p in parts for u in p.untouched),
+                               key=lambda u: u.observation_id)),
+        restated=tuple(sorted((r for p in parts for r in p.restated),
+                              key=lambda r: r.observation_id)),
+        created=tuple(sorted((c for p in parts for c in p.created), key=lambda c: c.cluster_key)),
+        retired=tuple(sorted((r for p in parts for r in p.retired),
+                             key=lambda r: r.observation_id)),
+    )

@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
+from memory.engine.stalled import AGENDA, BLOCKED, REPORTED_STATE, STALLED, Stall
 from memory.engine.structure import (
     CUSTOMER,
     DEPENDENCY_CHAIN,
@@ -133,6 +134,8 @@ def summarize_with_template(
             name, claims = writer.dependency_chain()
     elif structure.kind == RECURRING_ISSUE and structure.recurring and structure.recurring.issues:
         name, claims = writer.recurring_issue()
+    elif structure.kind == STALLED and structure.stalled is not None:
+        name, claims = writer.stalled(structure.stalled)
     elif structure.trackers:
         name, claims = writer.trackers()
     else:
@@ -531,6 +534,37 @@ class _Writer:
         return day(moment, end if start.year == end.year else None, always_year=start.year
                    != end.year)
 
+    # -- stalled items -------------------------------------------------------------------
+
+    def stalled(self, stall: Stall) -> tuple[str, list[ClaimDraft | None]]:
+        """ "Bug 4 “…” blocked since 16 Nov": how long the item has been in its state, the
+        length as of the run that found it ("5 weeks by 21 Dec": the summary is written once
+        per version, the weeks keep growing)."""
+        item = stall.item_id
+        subject = self.titled(item)
+        since = day(stall.since, stall.as_of)
+        lasted = f"({duration(stall.weeks)} by {day(stall.as_of, stall.since)})"
+        label = self.label(item)
+        if stall.state == AGENDA:
+            share = f"in {stall.weeks_mentioned} of the last {count(stall.weeks_counted, 'week')}"
+            name = f"{subject} on the agenda {share}"
+            text = (f"{label} has been on the agenda {share}: "
+                    f"{count(len(stall.episode_ids), 'update')} mention it since {since}")
+        elif stall.state == BLOCKED:
+            name = f"{subject} blocked since {since}"
+            waits = self.listing([self.ref(e) for e in stall.other_ids])
+            text = f"{label} has been blocked since {since} {lasted}, waiting on {waits}"
+        elif stall.state == REPORTED_STATE:
+            name = f"{subject} reported and open since {since}"
+            who = self.listing([self.ref(e) for e in stall.other_ids])
+            text = (f"{label} has been reported and open since {since} {lasted}, with no "
+                    f"status in these updates; reported by {who}")
+        else:
+            state = status_words(self.name(stall.other_ids[0])) if stall.other_ids else "open"
+            name = f"{subject} {state} since {since}"
+            text = f"{label} has been {state} since {since} {lasted}"
+        return name, [self.claim(text, stall.fact_ids)]
+
     # -- tracking items ------------------------------------------------------------------
 
     def trackers(self) -> tuple[str, list[ClaimDraft | None]]:
@@ -650,6 +684,28 @@ def reads_plural(name: str) -> bool:
     """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun."""
     last = name.split()[-1].lower() if name.split() else ""
     return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
+
+
+_STATE_WORDS = frozenset({
+    "blocked", "stalled", "stuck", "on hold", "at risk", "delayed", "waiting", "in review",
+    "in progress", "provisional", "open", "triaged", "deferred", "postponed", "unconfirmed",
+    "reopened", "pending", "in triage",
+})
+
+
+def status_words(status: str) -> str:
+    """ "blocked", "in review", "provisional" — a status that reads as a state; any other
+    status is named: "in status Needs Diagnosis"."""
+    if status.casefold() in _STATE_WORDS:
+        return status.casefold()
+    return f"in status {status}"
+
+
+def duration(weeks: int) -> str:
+    """ "5 weeks"; "over 2 years" past two years (a 16-year-old bug is not "850 weeks")."""
+    if weeks >= 104:
+        return f"over {count(weeks * 7 // 365, 'year')}"
+    return count(weeks, "week")
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

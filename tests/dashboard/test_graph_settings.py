@@ -74,6 +74,25 @@ def test_an_owner_sets_the_monthly_budget_and_the_wait(client: Client, owner, gr
     assert "monthly_token_budget" not in graph.settings  # no limit
 
 
+@pytest.mark.stalled
+def test_an_owner_sets_after_how_many_weeks_an_item_is_stalled(
+    client: Client, owner, graph,
+) -> None:
+    page = signed_in(client, owner).get(settings_url(graph)).content.decode()
+    assert "<code>stalled_after_weeks</code></dt><dd>3" in page  # the default
+
+    signed_in(client, owner).post(settings_url(graph), {
+        "model_wait_seconds": "3600", "stalled_after_weeks": "6"})
+
+    graph.refresh_from_db()
+    assert graph.settings["stalled_after_weeks"] == 6
+    response = signed_in(client, owner).post(settings_url(graph), {
+        "model_wait_seconds": "3600", "stalled_after_weeks": "-1"})
+    assert response.status_code == 422
+    graph.refresh_from_db()
+    assert graph.settings["stalled_after_weeks"] == 6
+
+
 def test_a_bad_value_is_refused_with_its_field_named(client: Client, owner, graph) -> None:
     response = signed_in(client, owner).post(settings_url(graph), {
         "monthly_token_budget": "-5", "model_wait_seconds": "3600"})

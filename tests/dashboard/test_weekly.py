@@ -294,6 +294,10 @@ def test_the_markdown_export_of_the_seed_week(client: Client, seed_week: Graph, 
         "1. **Auth Service Refactor** — owner Backend Team · clears 3 people, 3 work items · "
         f"blocking for 6 days · [Auth Service Refactor blocking 3 workstreams]({o})",
         "",
+        "## Stalled",
+        "",
+        "_None._",
+        "",
         "## New this week",
         "",
         f"- [Auth Service Refactor blocking 3 workstreams]({o}) — dependency chain, 3 updates, "

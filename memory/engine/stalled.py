@@ -1,0 +1,290 @@
+"""Stalled items (DESIGN §4 step 5, issue #13 item 5): an item that stays in one state for at
+least N weeks. Pure: plain data in, plain data out, no ORM.
+
+An observation is a pattern no single update states; a stalled item is the one view of a single
+item the board shows (DESIGN §9, "Stalled items"): how long it has been stuck is in no update,
+only in the time between them.
+
+Contract
+--------
+``find_stall(item, as_of, after_weeks, unstuck_status_ids, shown) -> Stall | None``
+    Whether ``item`` (an ``ItemState``: its current facts with when each began, and the updates
+    that mention it) is stalled at ``as_of``, since when, and how. The states, in the order they
+    are tried (the first that has lasted ``after_weeks`` weeks or more wins):
+
+    ``blocked``
+        it waits on something (current ``DEPENDS_ON`` facts; a dependency on finished work was
+        settled before and is not here) — since the earliest of them began. An item waiting
+        in a dependency chain (one of its dependencies in ``shown``) is the chain's to show,
+        whatever its state: it is never stalled.
+    ``status``
+        its one current status began that long ago ("in review since 16 Nov", "in status NEW
+        since 20 Jul 2008").
+    ``reported``
+        it has no status, and is still reported (current ``REPORTED`` facts) since the first of
+        them began: a ticket nobody moved. Not when a pattern shows its reports (a recurring
+        issue says who reports it and since when).
+    ``agenda``
+        nothing says what state it is in (no status, dependency or report), but updates mention
+        it in ``after_weeks`` distinct weeks or more of the last ``AGENDA_WEEKS``, the first
+        ``after_weeks`` weeks ago or more and the latest within ``after_weeks`` weeks of
+        ``as_of``: still on the agenda.
+
+    An item in a status that is not stuck (``unstuck_status_ids``: done, ended, on track) is
+    never stalled.
+``find_stalls(items, as_of, after_weeks, unstuck_status_ids, shown) -> tuple[Stall, ...]``
+    The stalled ones, by item id.
+``stall_cluster(stall) -> Cluster``
+    The stall as a cluster of its own evidence, anchored on the item (``Cluster.anchor``): the
+    run reconciles it with the item's earlier stall (``memory.engine.lifecycle``), so it is
+    regenerated when its evidence changes and retired (``evidence_ended``) when the item moves
+    on.
+``stall_structure(stall, cluster, entities, episodes) -> Structure``
+    What the observation stores: the ``stalled`` kind with the stall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Set
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, NamedTuple
+
+from memory.engine.structure import DEPENDS_ON, HAS_STATUS, PERSON, REPORTED, Structure
+from memory.engine.types import Cluster, EntityInfo, EpisodeInfo
+
+STALLED = "stalled"
+BLOCKED = "blocked"
+STATUS = "status"
+REPORTED_STATE = "reported"
+AGENDA = "agenda"
+STATES = (BLOCKED, STATUS, REPORTED_STATE, AGENDA)
+
+DEFAULT_AFTER_WEEKS = 3
+"""The graph setting ``stalled_after_weeks``'s default."""
+AGENDA_WEEKS = 52
+"""How many weeks back "on the agenda in k of the last n weeks" counts at most."""
+WEEK = timedelta(weeks=1)
+
+
+class StateFact(NamedTuple):
+    """A current fact that puts an item in a state, with when it began (``valid_at``)."""
+
+    fact_id: int
+    other_id: int
+    """The status, the item waited on, or the reporter."""
+    valid_at: datetime
+    episode_ids: tuple[int, ...]
+
+
+class Mention(NamedTuple):
+    """An update stating current facts about the item."""
+
+    episode_id: int
+    reference_time: datetime
+    fact_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemState:
+    item_id: int
+    statuses: tuple[StateFact, ...] = ()
+    dependencies: tuple[StateFact, ...] = ()
+    """What it waits on (it is the source of these ``DEPENDS_ON`` facts)."""
+    reports: tuple[StateFact, ...] = ()
+    """Who reports it (it is the target of these ``REPORTED`` facts)."""
+    mentions: tuple[Mention, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    item_id: int
+    state: str
+    """One of ``STATES``."""
+    since: datetime
+    """When the state began (for ``agenda``: the first counted mention)."""
+    as_of: datetime
+    """When it was found stalled: the run's time."""
+    fact_ids: tuple[int, ...]
+    """The facts showing the state: its evidence."""
+    episode_ids: tuple[int, ...]
+    """The updates stating them."""
+    other_ids: tuple[int, ...] = ()
+    """The status (``status``), what it waits on (``blocked``) or its reporters
+    (``reported``)."""
+    weeks_mentioned: int = 0
+    """``agenda``: the distinct weeks with a mention among the last ``weeks_counted``."""
+    weeks_counted: int = 0
+
+    @property
+    def weeks(self) -> int:
+        """Whole weeks in the state at ``as_of``."""
+        return weeks_between(self.since, self.as_of)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "item": self.item_id,
+            "state": self.state,
+            "since": self.since.isoformat(),
+            "as_of": self.as_of.isoformat(),
+            "weeks": self.weeks,
+            "facts": list(self.fact_ids),
+            "episodes": list(self.episode_ids),
+            "others": list(self.other_ids),
+            "weeks_mentioned": self.weeks_mentioned,
+            "weeks_counted": self.weeks_counted,
+        }
+
+
+def weeks_between(start: datetime, end: datetime) -> int:
+    return max((end - start) // WEEK, 0)
+
+
+def _ids(values: Iterable[int]) -> tuple[int, ...]:
+    return tuple(sorted(set(values)))
+
+
+def find_stall(
+    item: ItemState, as_of: datetime, after_weeks: int, unstuck_status_ids: Set[int],
+    shown: Set[int] = frozenset(),
+) -> Stall | None:
+    """``shown``: the facts the run's patterns show. An item waiting in a dependency chain is the
+    chain's to show — it says what the item waits on and since when — so it is not stalled too;
+    the root it waits on may be (DESIGN §9, "Stalled items")."""
+    if any(status.other_id in unstuck_status_ids for status in item.statuses):
+        return None  # done, ended without being done, or on track: nothing is stuck
+    if any(f.fact_id in shown for f in item.dependencies):
+        return None
+    after_weeks = max(int(after_weeks), 1)
+    lasted = as_of - after_weeks * WEEK
+
+    def stall(state: str, facts: Iterable[StateFact]) -> Stall:
+        chosen = sorted(facts, key=lambda f: (f.valid_at, f.fact_id))
+        return Stall(
+            item_id=item.item_id, state=state, since=chosen[0].valid_at, as_of=as_of,
+            fact_ids=_ids(f.fact_id for f in chosen),
+            episode_ids=_ids(e for f in chosen for e in f.episode_ids),
+            other_ids=_ids(f.other_id for f in chosen),
+        )
+
+    holding = [f for f in item.dependencies if f.valid_at <= as_of]
+    if holding and min(f.valid_at for f in holding) <= lasted:
+        return stall(BLOCKED, holding)
+    statuses = [f for f in item.statuses if f.valid_at <= as_of]
+    if statuses:
+        # Single-valued: normally one. Two current ones (said at once) — the latest counts.
+        latest = max(statuses, key=lambda f: (f.valid_at, f.fact_id))
+        if latest.valid_at <= lasted:
+            return stall(STATUS, [latest])
+    reports = [f for f in item.reports if f.valid_at <= as_of]
+    if statuses or holding:
+        return None
+    if reports:
+        if min(f.valid_at for f in reports) <= lasted and not any(
+                f.fact_id in shown for f in reports):
+            return stall(REPORTED_STATE, reports)
+        return None
+    return _on_the_agenda(item, as_of, after_weeks)
+
+
+def _on_the_agenda(item: ItemState, as_of: datetime, after_weeks: int) -> Stall | None:
+    """Mentioned in ``after_weeks`` distinct weeks or more of the last ``AGENDA_WEEKS``, the
+    first ``after_weeks`` weeks ago or more (it has lasted), the latest within ``after_weeks``
+    weeks (it is still there). Weeks are counted back from ``as_of`` (week 0 is the
+    seven days up to it), so the count does not depend on where a calendar week starts."""
+    counted = [m for m in item.mentions
+               if m.reference_time <= as_of and weeks_between(m.reference_time, as_of)
+               < AGENDA_WEEKS]
+    if not counted:
+        return None
+    weeks = {weeks_between(m.reference_time, as_of) for m in counted}
+    if len(weeks) < after_weeks or min(weeks) >= after_weeks or max(weeks) < after_weeks:
+        return None
+    first = min(counted, key=lambda m: (m.reference_time, m.episode_id))
+    return Stall(
+        item_id=item.item_id, state=AGENDA, since=first.reference_time, as_of=as_of,
+        fact_ids=_ids(f for m in counted for f in m.fact_ids),
+        episode_ids=_ids(m.episode_id for m in counted),
+        weeks_mentioned=len(weeks), weeks_counted=max(weeks) + 1,
+    )
+
+
+def find_stalls(
+    items: Iterable[ItemState], as_of: datetime, after_weeks: int, unstuck_status_ids: Set[int],
+    shown: Set[int] = frozenset(),
+) -> tuple[Stall, ...]:
+    found = (find_stall(item, as_of, after_weeks, unstuck_status_ids, shown) for item in items)
+    return tuple(sorted((s for s in found if s is not None), key=lambda s: s.item_id))
+
+
+def stall_cluster(stall: Stall) -> Cluster:
+    return Cluster(episode_ids=stall.episode_ids, fact_ids=stall.fact_ids, links=(),
+                   anchor=stall.item_id)
+
+
+def stall_structure(
+    stall: Stall,
+    cluster: Cluster,
+    entities: Mapping[int, EntityInfo],
+    episodes: Mapping[int, EpisodeInfo],
+) -> Structure:
+    """The ``stalled`` kind: the item, what keeps it there, and the updates that show it."""
+    entity_ids = _ids((stall.item_id, *stall.other_ids))
+    times = [episodes[e].reference_time for e in cluster.episode_ids if e in episodes]
+    return Structure(
+        kind=STALLED,
+        entity_ids=entity_ids,
+        people=tuple(e for e in entity_ids
+                     if (entity := entities.get(e)) is not None and entity.type == PERSON),
+        episode_ids=cluster.episode_ids,
+        fact_ids=cluster.fact_ids,
+        window_start=min(times, default=stall.since),
+        window_end=max(times, default=stall.since),
+        links=(),
+        stalled=stall,
+    )
+
+
+def item_states(
+    rows: Iterable[tuple[int, int, int, str, int]],
+    valid_at: Mapping[int, datetime],
+    items: Set[int],
+    reference_times: Mapping[int, datetime] | None = None,
+) -> list[ItemState]:
+    """Each of ``items``' state from the run's ``(episode, fact, source, relation, target)``
+    rows: its statuses and dependencies (it is their source), who reports it (it is their
+    target), each with when it began (``valid_at``: fact id → start); and, with
+    ``reference_times`` (episode id → when it was written), the updates mentioning it."""
+    facts: dict[int, dict[str, dict[int, tuple[int, list[int]]]]] = {
+        item: {HAS_STATUS: {}, DEPENDS_ON: {}, REPORTED: {}} for item in items}
+    mentions: dict[int, dict[int, set[int]]] = {item: {} for item in items}
+    for episode, fact, source, relation, target in rows:
+        if relation in (HAS_STATUS, DEPENDS_ON) and source in items:
+            facts[source][relation].setdefault(fact, (target, []))[1].append(episode)
+        elif relation == REPORTED and target in items:
+            facts[target][relation].setdefault(fact, (source, []))[1].append(episode)
+        if reference_times is not None:
+            for end in (source, target):
+                if end in items and episode in reference_times:
+                    mentions[end].setdefault(episode, set()).add(fact)
+
+    def state_facts(item: int, relation: str) -> tuple[StateFact, ...]:
+        return tuple(
+            StateFact(fact, other, valid_at[fact], _ids(episodes))
+            for fact, (other, episodes) in sorted(facts[item][relation].items())
+            if fact in valid_at
+        )
+
+    return [
+        ItemState(
+            item_id=item,
+            statuses=state_facts(item, HAS_STATUS),
+            dependencies=state_facts(item, DEPENDS_ON),
+            reports=state_facts(item, REPORTED),
+            mentions=tuple(
+                Mention(episode, reference_times[episode], _ids(found))
+                for episode, found in sorted(mentions[item].items())
+            ) if reference_times is not None else (),
+        )
+        for item in sorted(items)
+    ]

@@ -1,0 +1,120 @@
+"""Stalled items through a pipeline run: published once per item with the updates that show its
+state, left alone while nothing changes, retired as evidence_ended when the item moves on, and
+off when the graph's setting says so."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory.models import Graph, Observation
+from memory.pipeline import run_pipeline
+from tests.conftest import IngestFn
+
+pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
+
+
+def weeks_ago(weeks: float) -> str:
+    return (datetime.now(UTC) - timedelta(weeks=weeks)).isoformat()
+
+
+def update(external_id: str, author: str, when: str, content: str) -> dict[str, str]:
+    return {"external_id": external_id, "author": author, "reference_time": when,
+            "content": content}
+
+
+def stalled(graph: Graph, status: str = Observation.Status.ACTIVE) -> list[Observation]:
+    return list(Observation.objects.filter(graph=graph, kind=Observation.Kind.STALLED,
+                                           status=status).order_by("pk"))
+
+
+def run(graph: Graph) -> None:
+    finished = run_pipeline(graph)
+    assert finished is not None and finished.status == "succeeded", finished and finished.error
+
+
+def test_an_item_stalled_for_five_weeks_is_one_observation_citing_the_update_that_said_so(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(5), "The audit report is stalled."),
+        update("b", "Bob", weeks_ago(1), "The search rewrite is stalled."),  # one week: not yet
+    ])
+    run(graph)
+
+    (observation,) = stalled(graph)
+    assert observation.name.startswith("Audit Report stalled since ")
+    assert "(5 weeks by " in observation.summary
+    assert [e.external_id for e in observation.episodes.all()] == ["a"]
+    assert [c.facts.count() for c in observation.claims.all()] == [1]
+    assert observation.structure["stalled"]["state"] == "status"
+    assert observation.structure["stalled"]["weeks"] == 5
+
+
+def test_a_run_with_nothing_new_leaves_the_stalled_item_as_it_was(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    ingest(graph, [update("a", "Alice", weeks_ago(5), "The audit report is stalled.")])
+    run(graph)
+    (before,) = stalled(graph)
+
+    run(graph)
+
+    (after,) = stalled(graph)
+    assert (after.pk, after.version) == (before.pk, 1)
+
+
+def test_the_item_moving_on_retires_its_stalled_observation_as_evidence_ended(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    ingest(graph, [update("a", "Alice", weeks_ago(5), "The audit report is stalled.")])
+    run(graph)
+
+    ingest(graph, [update("b", "Alice", weeks_ago(0), "The audit report is done.")])
+    run(graph)
+
+    assert stalled(graph) == []
+    (retired,) = stalled(graph, Observation.Status.RETIRED)
+    assert retired.retired_reason == Observation.RetiredReason.EVIDENCE_ENDED
+    assert len(retired.retirement["closed_facts"]) == 1
+
+
+def test_an_item_waiting_in_a_chain_is_shown_by_the_chain_and_its_root_may_be_stalled(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6), "The API migration is blocked by the auth refactor."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+        update("c", "Carol", weeks_ago(6), "The auth refactor is in review."),
+    ])
+    run(graph)
+
+    kinds = dict(Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+                 .values_list("name", "kind"))
+    assert kinds.get("Auth Refactor blocking 2 workstreams") == "dependency_chain"
+    assert [o.name for o in stalled(graph)] == [
+        next(name for name in kinds if name.startswith("Auth Refactor in review since"))]
+
+
+def test_a_graph_that_sets_stalled_after_weeks_to_zero_shows_none(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
+    graph.refresh_from_db()
+    ingest(graph, [update("a", "Alice", weeks_ago(5), "The audit report is stalled.")])
+
+    run(graph)
+
+    assert stalled(graph) == []
+
+
+def test_a_longer_threshold_waits_longer(graph: Graph, ingest: IngestFn) -> None:
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 8})
+    graph.refresh_from_db()
+    ingest(graph, [update("a", "Alice", weeks_ago(5), "The audit report is stalled.")])
+
+    run(graph)
+
+    assert stalled(graph) == []
+    assert run_pipeline(graph).settings["stalled_after_weeks"] == 8  # type: ignore[union-attr]
