@@ -183,6 +183,11 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# --- Stalled items ------------------------------------------------------------------------------
+# The default of the graph setting stalled_after_weeks: an item in one state this many weeks is an
+# observation of its own (memory.engine.stalled); 0 turns them off. Owners override it per graph.
+STALLED_AFTER_WEEKS = env_int("STALLED_AFTER_WEEKS", 3)
+
 # --- The model (optional) ----------------------------------------------------------------------
 OPENAI_API_KEY = env_str("OPENAI_API_KEY")
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")

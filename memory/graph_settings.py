@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from memory.models import Graph
 from memory.ontology import Ontology, build_ontology
 
 DEFAULTS: dict[str, Any] = {
     # Clustering (see memory.engine.clustering.ClusteringSettings for what each one means).
     "window_days": None,
-    # Stalled items (memory.engine.stalled): an item in one state for at least this many weeks
-    # is an observation of its own; 0 turns them off.
-    "stalled_after_weeks": 3,
     # Pipeline orchestration.
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no
@@ -31,7 +30,14 @@ _ontology_cache: dict[tuple[int, str], Ontology] = {}
 
 
 def graph_settings(graph: Graph) -> dict[str, Any]:
-    return {**DEFAULTS, **(graph.settings or {})}
+    return {**defaults(), **(graph.settings or {})}
+
+
+def defaults() -> dict[str, Any]:
+    """The defaults, with those the deployment configures: ``stalled_after_weeks`` (an item in
+    one state for at least this many weeks is an observation of its own, memory.engine.stalled;
+    0 turns them off) from the ``STALLED_AFTER_WEEKS`` setting."""
+    return {**DEFAULTS, "stalled_after_weeks": settings.STALLED_AFTER_WEEKS}
 
 
 def ontology_for(graph: Graph) -> Ontology:

@@ -71,17 +71,15 @@ def _session_cache_prefix() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _stalled_items_off_unless_asked(request: pytest.FixtureRequest,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def _stalled_items_off_unless_asked(request: pytest.FixtureRequest, settings: Any) -> None:
     """Stalled items read the wall clock: an item is stalled ``stalled_after_weeks`` after its
     state began, so tests written with fixed dates would find more of them every week that
-    passes (the seed of 23 Nov 2026 from 14 Dec). They are off (the default made 0) unless a test
-    is marked ``stalled``: the tests of stalled items, whose dates are relative to now or years
+    passes (the seed of 23 Nov 2026 from 14 Dec). The deployment's default is configured off
+    (``STALLED_AFTER_WEEKS=0``; the workers the tests start get the same) unless a test is
+    marked ``stalled``: the tests of stalled items, whose dates are relative to now or years
     old."""
     if request.node.get_closest_marker("stalled") is None:
-        from memory.graph_settings import DEFAULTS
-
-        monkeypatch.setitem(DEFAULTS, "stalled_after_weeks", 0)
+        settings.STALLED_AFTER_WEEKS = 0
 
 
 @pytest.fixture(autouse=True)

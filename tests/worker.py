@@ -167,6 +167,8 @@ def worker_env(redis: str, queue: str, **extra: str) -> dict[str, str]:
         CELERY_QUEUE=queue,
         CACHE_PREFIX=SESSION_CACHE_PREFIX,
         LOG_LEVEL="INFO",
+        # As in this process (tests/conftest.py): fixed-date stories grow no stalled items.
+        STALLED_AFTER_WEEKS="0",
     )
     env.update(extra)
     return env
