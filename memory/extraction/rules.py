@@ -383,12 +383,13 @@ _TYPOGRAPHY = str.maketrans(
 )
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)")
 _CONTRACTION = re.compile(
-    r"\b(?:can't|can not|won't|I'm|it's|that's|there's|he's|she's|what's)\b"
+    r"\b(?:can't|can not|won't|wont|I'm|it's|that's|there's|he's|she's|what's)\b"
     r"|n't\b|'re\b|'ve\b|'ll\b|'d\b",
     _I,
 )
 _CONTRACTIONS = {
-    "can't": "cannot", "can not": "cannot", "won't": "will not", "i'm": "I am", "it's": "it is",
+    "can't": "cannot", "can not": "cannot", "won't": "will not", "wont": "will not",
+    "i'm": "I am", "it's": "it is",
     "that's": "that is", "there's": "there is", "he's": "he is", "she's": "she is",
     "what's": "what is", "n't": " not", "'re": " are", "'ve": " have", "'ll": " will",
     "'d": " would",
@@ -400,6 +401,9 @@ _FILLER = re.compile(
     _I,
 )
 # "not blocked anymore" says the same as "no longer blocked".
+# "But autofill does not work", "Even the terminal will not open": a word that links the
+# sentence to the one before says nothing a rule reads.
+_DISCOURSE = re.compile(r"^(?:but|and|even|plus|however|then|yet|and now|but now),?\s+(?=\w)", _I)
 _NOT_ANYMORE = re.compile(
     r"\b(is|are|am) not (blocked|waiting|stuck|held up)\b(.*?)\s*\bany ?more\b", _I
 )
@@ -1788,8 +1792,9 @@ _PROBLEM_PATTERN = (
     r"|(?:stopped|stops) (?:working|responding|resolving|loading)"
     r"|(?:does|do|did) not (?:work|start|load|open|run|resolve|connect)"
     r"|no longer (?:works?|starts?|loads?|resolves?)"
+    r"|(?:does|do|did) no longer (?:work|start|load|open|run|resolve|connect)"
     r"|(?:will not|cannot|can not|could not|fails to|failed to|unable to|never) (?:start|open"
-    r"|load|run|launch|connect|resolve|sync|work|boot|come up)s?"
+    r"|load|run|launch|connect|resolve|sync|work|boot|come up|log in|sign in)s?"
     r"|loads? forever|(?:very |really |extremely |so )?(?:unusable|unresponsive))"
     r"(?P<rest>[ ,.].*)?$"
 )
@@ -1841,10 +1846,42 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     r.sentence.issues.append(issue)
     reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
         None)
-    # The product is already in the issue's words; it affects another only when named after.
+    # "Docker fails to start" affects Docker; "… on the web vault" affects the web vault.
     where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
-    elsewhere = r.surface(where["np"], c) if where is not None else None
+    elsewhere = None
+    if where is not None and not _names_platform(where["np"]):
+        elsewhere = r.surface(where["np"], c)
+    if elsewhere is None and _names_product(r, subject, surface):
+        elsewhere = surface
     return r.reports(reporter, issue, elsewhere, c)
+
+
+def _names_platform(phrase: str) -> bool:
+    """ "my windows 10 pro", "macOS": where a problem happens, not the product it is in."""
+    words = [w for w in phrase.lower().split() if w not in _DETERMINERS]
+    return bool(words) and (words[0] in _PLATFORMS or words[-1] in _PLATFORMS)
+
+
+_PRODUCT_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2}|\w\.\w")
+
+
+def _names_product(r: _Reader, subject: str, surface: ExtractedEntity) -> bool:
+    """Whether the subject of a symptom names a product ("Docker fails to start", "MagicDNS
+    stops working") rather than a feature or a part said in lower case ("autofill does not
+    work", "the terminal will not open"): a product the graph knows, or a name written as one
+    (a capital inside the words — "MagicDNS", "Docker Desktop" — or a dotted name)."""
+    if surface.type not in {"Product", "Service"} or _names_platform(subject):
+        return False
+    if r._known_type(surface.name) in {"Product", "Service"}:
+        return True
+    words = subject.split()
+    if words and words[0].lower() in {"my", "our", "the", "this", "your", "it"}:
+        words = words[1:]
+    if not words:
+        return False
+    # A lone capitalised first word ("Autofill does not work") may only open the sentence.
+    return bool(_PRODUCT_CASE.search(" ".join(words))) or any(
+        w[:1].isupper() for w in words[1:])
 
 
 def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -2600,14 +2637,14 @@ def _normalize(sentence: str) -> str:
     text = sentence.translate(_TYPOGRAPHY)
     if "(" in text:
         text = _PARENTHETICAL.sub("", text)
-    if "'" in text or "an not" in text:
+    if "'" in text or "an not" in text or "wont" in text:
         text = _CONTRACTION.sub(_expand, text)
     if "more" in text:
         text = _NOT_ANYMORE.sub(r"\1 no longer \2\3", text)
     if not _FILLER_WORDS.isdisjoint(_WORD.findall(text.lower())):
         text = _FILLER.sub("", text)
     text = _SPACES.sub(" ", text).strip().rstrip(".!?").strip()
-    return _GREETING.sub("", text)
+    return _DISCOURSE.sub("", _GREETING.sub("", text))
 
 
 def _expand(match: re.Match[str]) -> str:

@@ -851,8 +851,50 @@ def test_a_problem_in_the_customers_words_affects_the_product_it_names() -> None
 
     assert signatures(extraction) == {
         ("Rbox", "REPORTED", "Docker Desktop Fails to Start"),
+        ("Docker Desktop Fails to Start", "AFFECTS", "Docker Desktop"),
         ("Docker Desktop Fails to Start", "PRECEDED_BY", "Windows Update"),
     }
+
+
+# Real sentences of the corpus's dev split (tests/corpus, batch "original"), by episode id.
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # dfm-1813-gkalele-2017-07-03 (the corpus's "Same here..." dropped: the thread's problem)
+    ("Docker Desktop is unusable.", {("Gkalele", "REPORTED", "Docker Desktop Unusable"),
+                                     ("Docker Desktop Unusable", "AFFECTS", "Docker Desktop")}),
+    # ts-8314-sspreitzer-2023-06-09, shortened: "does no longer work"
+    ("The MagicDNS client does no longer work.", {
+        ("Gkalele", "REPORTED", "MagicDNS Client Does No Longer Work"),
+        ("MagicDNS Client Does No Longer Work", "AFFECTS", "MagicDNS Client")}),
+    # warp-5244-kamel3d-2024-08-21: the title, as customers type it
+    ("warp wont log in", {("Gkalele", "REPORTED", "Warp Won't Log in")}),
+])
+def test_a_named_product_that_fails_is_what_the_problem_affects(
+        text: str, expected: set[Signature]) -> None:
+    extraction = extract(text, author="gkalele", author_type="Customer")
+
+    assert signatures(extraction) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "But autofill doesn't work.",  # bw-11384-lplohmann-2024-10-04
+    "Even the terminal won't open up anymore.",  # warp-5647-ayushgupta0010-2025-01-05
+])
+def test_a_feature_said_in_lower_case_is_reported_but_is_no_product(text: str) -> None:
+    extraction = extract(text, author="lplohmann", author_type="Customer")
+
+    assert [f.relation for f in extraction.facts] == ["REPORTED"]
+
+
+def test_the_platform_a_problem_happens_on_is_not_what_it_affects() -> None:
+    # dfw-9639-johan974-2020-11-28
+    extraction = extract("Docker version 2.5.0.1 doesn't work on my windows 10 pro.",
+                         author="johan974", author_type="Customer")
+
+    assert ("Docker Version 2.5.0.1 Doesn't Work", "AFFECTS", "Docker Version 2.5.0.1") in (
+        signatures(extraction))
+    assert not [f for f in extraction.facts if "Windows" in f.target]
 
 
 # ----------------------------------------------------------------------------- status language
