@@ -956,8 +956,12 @@ class _Reader:
         follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
         own = self.own
         assert own is not None
+        if own.title and "#" in own.title:
+            # "Fix #1178 #1189": the title masks as one titled reference; its words hold the other
+            self.masked = mask(own.title)
+            self._read_closing_keywords(title)
         self.masked = mask(title)
-        self._read_closing_keywords(title)  # "Fix #1178 #1189"
+        self._read_closing_keywords(title)
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None or not _REPORT_TITLE.search(words):
             return
@@ -968,11 +972,18 @@ class _Reader:
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
-        if where is not None and where["np"].split(" ")[-1].lower() not in _PLATFORMS and (
-                where["np"].split(" ")[0].lower() not in _PLATFORMS):
+        surface = None
+        if where is not None and not _names_platform(where["np"]):
             surface = self.surface(where["np"], clause)
-            if surface is not None and surface.name[:1].isupper():
-                self.fact(issue, AFFECTS, surface, clause)
+        if surface is None:
+            # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
+            # utilisation", "Client update … broke MagicDNS": the product the title names
+            subject = _TITLE_SUBJECT.match(words) or _TITLE_OBJECT.search(words)
+            candidate = self.surface(subject["np"], clause) if subject is not None else None
+            if candidate is not None and _names_product(self, subject["np"], candidate):
+                surface = candidate
+        if surface is not None and surface.name[:1].isupper():
+            self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
         event = _EVENT.search(words)
         if event is not None and (name := _event_name(event["event"])):
@@ -1692,6 +1703,10 @@ def _on_member(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 # Support: who reports which issue, and where it shows.
 
 
+_IN_LOGS = re.compile(r"\b(?:in|from|on) (?:the |your |my |these |those )?(?:\w+ )?(?:logs?"
+                      r"|diagnostics|log files?|console output)\b", _I)
+
+
 def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts"."""
     subject = m["s"]
@@ -1702,6 +1717,8 @@ def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         if surface is None:
             return False
         reporter = r.author if subject.lower().startswith(_POSSESSIVE_FIRST_PERSON) else None
+    if _IN_LOGS.search(c.text):
+        return False  # "I see WMI errors in the logs": read off someone's logs, not a report
     issue = r.issue(m["i"])
     if issue is None:
         return False
@@ -1862,7 +1879,7 @@ def _names_platform(phrase: str) -> bool:
     return bool(words) and (words[0] in _PLATFORMS or words[-1] in _PLATFORMS)
 
 
-_PRODUCT_CASE = re.compile(r"[a-z][A-Z]|[A-Z]{2}|\w\.\w")
+_PRODUCT_CASE = re.compile(r"[a-z][A-Z]|[A-Z][A-Z0-9]|\w\.\w")
 
 
 def _names_product(r: _Reader, subject: str, surface: ExtractedEntity) -> bool:
@@ -1925,7 +1942,7 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         if surface is None:
             return False  # "the rollout is slow": said of something no product is
     where = _WHERE.match(tokens_after(text, end))
-    if where is not None and where["np"].split(" ")[-1] in {"log", "logs", "diagnostics"}:
+    if _IN_LOGS.search(text):
         return False  # "I see errors in the logs": read off someone's logs, not a report
     if where is not None and where["np"].split(" ")[-1] not in _NOT_SURFACES:
         surface = r.surface(where["np"], c) or surface
@@ -2105,12 +2122,21 @@ def _on_assigned(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _owned(r, owners, r.things(right, c) if owners else [], c)
 
 
+_RESOURCE_AMOUNT = re.compile(
+    r"^(?:(?:a |an |the )?(?:\w+ )?(?:amount|lot|lots|ton|tons|bit|deal|share|percent|%)\b"
+    r"|(?:too much|so much|way too much|much|more|less|all|most|up to|over|nearly|almost"
+    r"|about|around|\d)|.*\b(?:memory|ram|cpu|cpus|cores?|battery|bandwidth|disk space"
+    r"|resources)$)", _I)
+
+
 def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
     users: list[ExtractedEntity] = r.agents(m["s"], c, reporter=customer_context)
     if not users:
         users = r.things(m["s"], c)
+    if _RESOURCE_AMOUNT.match(m["o"]):
+        return False  # "Warp uses a significant amount of memory": a symptom, not a product
     used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
     if not users or not used:
         return False
@@ -2478,6 +2504,15 @@ def _imperative(text: str) -> bool:
     """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
     first = text.split(" ", 1)[0].lower().strip("`'\"[(")
     return first in _IMPERATIVES
+_TITLE_SUBJECT = re.compile(
+    r"^['\"`]?(?P<np>[\w.+-]+(?: [\w.+-]+){0,3}?)['\"`]?(?: process| app| client)?"
+    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems) )*(?:not |no longer |never |wont |won't "
+    r"|will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails |failed "
+    r"|crash(?:es|ed|ing)? |hangs |freezes |stopped |stops |(?:a )?(?:very |really |extremely "
+    r"|so )?(?:slow|laggy|unusable|unresponsive|high)\b)", _I)
+_TITLE_OBJECT = re.compile(
+    r"\b(?:broke|breaks|broken|crashes|crashed|freezes|froze)"
+    r" (?P<np>[\w.+-]+(?: [\w.+-]+){0,2})$", _I)
 _TITLE_WHERE = re.compile(
     r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
 

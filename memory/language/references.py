@@ -275,6 +275,8 @@ def _looks_like_title(text: str) -> bool:
     words = text.split()
     if not words or not (words[0][:1].isupper() or words[0][:1] in "`\"'"):
         return False
+    if _NOT_A_TITLE.fullmatch(text.strip()):
+        return False  # "Fix #1178", "Part of #3": a keyword about the item, no title of it
     return not any(w.lower() in _SENTENCE_WORDS for w in words[:3])
 
 

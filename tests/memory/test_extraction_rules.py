@@ -887,6 +887,52 @@ def test_a_feature_said_in_lower_case_is_reported_but_is_no_product(text: str) -
     assert [f.relation for f in extraction.facts] == ["REPORTED"]
 
 
+@pytest.mark.parametrize(("title", "product"), [
+    ("MagicDNS not working - pings crashing tailnet #17086", "MagicDNS"),  # ts-17086-psarchives
+    ("'com.docker.hyperkit' process has a very high CPU utilisation #1131",
+     "Com.docker.hyperkit"),  # dfm-1131-Matt298-2017-01-12
+    ("Client Update from 1.36.0 to 1.36.1 broke MagicDNS #7257", "MagicDNS"),  # ts-7257
+    ("E2E_Node flaky suite is not showing results #52203",
+     "E2E_Node Flaky Suite"),  # k8s-52203-dashpole-2017-09-08
+])
+def test_a_report_title_affects_the_product_it_names(title: str, product: str) -> None:
+    extraction = extract(f"# {title}\n\nDetails below.", author="psarchives")
+
+    assert [(f.relation, f.target) for f in extraction.facts if f.relation == "AFFECTS"] == [
+        ("AFFECTS", product)]
+
+
+def test_a_report_title_about_a_feature_in_lower_case_affects_nothing() -> None:
+    extraction = extract("# Autofill not working #11384\n\nDetails below.", author="magicWF")
+
+    assert [f.relation for f in extraction.facts] == ["REPORTED"]
+
+
+def test_a_quantity_of_memory_is_a_symptom_not_a_product_used() -> None:
+    # warp-2611-sullo-2023-02-05
+    extraction = extract("Warp uses a significant amount of memory for a terminal.",
+                         author="sullo", author_type="Customer")
+
+    assert not [f for f in extraction.facts if f.relation == "USES"]
+    assert signatures(extract("We use the reporting API.", author="sullo",
+                              author_type="Customer")) == {("Sullo", "USES", "Reporting API")}
+
+
+def test_errors_read_off_the_logs_are_no_report() -> None:
+    # dfw-1485-jasonbivins-2018-01-09: an agent reading a customer's diagnostics
+    extraction = extract("I see WMI and VMMS errors in the logs, try restarting Windows and then "
+                         "trying again.", author="jasonbivins")
+
+    assert extraction.facts == []
+
+
+def test_a_pull_request_titled_fix_with_a_number_fixes_that_number() -> None:
+    # ra-pr-1189: "Fix #1178 #1189" is pull request #1189, which resolves #1178
+    extraction = extract("Fix #1178 #1189\n\nThis PR improves / fixes mbe.", author="edwin0cheng")
+
+    assert ("#1178", "DEPENDS_ON", "Fix #1178 (#1189)") in signatures(extraction)
+
+
 def test_the_platform_a_problem_happens_on_is_not_what_it_affects() -> None:
     # dfw-9639-johan974-2020-11-28
     extraction = extract("Docker version 2.5.0.1 doesn't work on my windows 10 pro.",

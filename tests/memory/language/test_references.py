@@ -99,3 +99,10 @@ def test_a_pull_request_title_that_starts_with_fix_still_names_its_item() -> Non
     assert reference is not None and (reference.key, reference.title) == ("#5554", "Fix remove_dbg")
     assert title_line("Fixes #12") is None
     assert title_line("See also #4") is None
+
+
+def test_a_closing_keyword_beside_a_reference_is_no_title_of_it() -> None:
+    masked = mask("Fix #1178")
+
+    assert masked.text == "Fix zzref0zz"
+    assert masked.references["zzref0zz"].title is None
