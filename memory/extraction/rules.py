@@ -273,7 +273,7 @@ _VAGUE_NOUNS = frozenset(
      "nobody", "time", "help", "more", "things", "stuff", "all", "team", "work", "lunch",
      "today", "tomorrow", "yesterday", "you", "them", "feedback", "progress", "that", "this",
      "it", "one", "way", "lot", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday"}
+     "saturday", "sunday", "pr", "patch", "commit", "change"}  # "Merged PR that …": which?
 )
 # Words that cannot be part of a noun phrase: when they appear, the pattern read the clause wrong.
 _NOT_IN_NOUN_PHRASE = frozenset(
@@ -888,6 +888,7 @@ class _Reader:
         self.ordinal = 0
         self.masked = mask("")
         self.own: Reference | None = None
+        self.own_is_section = False
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
         """The title already reports the problem: the body's symptoms restate it."""
@@ -915,6 +916,9 @@ class _Reader:
 
     def read(self, document: Document) -> None:
         self.own = title_line(document.first_line)
+        # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
+        # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
+        self.own_is_section = document.first_line.lstrip().startswith("##")
         title = document.first_line.lstrip("# ").strip()
         # "Mark: I think…", "**Danny**: …": the people who speak in minutes are people
         self.speakers = {m["name"] for p in document.passages
@@ -1153,15 +1157,28 @@ class _Reader:
         self.in_context = True
         try:
             action = _ACTION_ITEM.match(words)
-            if action is not None and action["verb"] == "to" and self.context_is_own:
+            if action is None and words != _clean(text):
+                # "ACTION ITEM: scottmcm to cancel FCP": after the label, a handle in lower case
+                action = _LABELLED_ACTION_ITEM.match(words)
+            if action is not None and action["verb"] == "to" and self.context_is_own and (
+                    not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
             if action is None and (done_by := _DONE_BY.match(words)) is not None:
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]
+            # "Robin and Kilye to look into it": beside a name no lexicon knows, a proper noun
+            # that is also a word ("Robin") is a name too; so is one the graph knows as a person
+            # ("Mark to comment on issue" where Mark spoke before).
+            beside_a_name = len(names) > 1 and any(
+                _names_a_person(name, bare=True) for name in names)
+            asked_to_act = action is not None and verb == "to" and bool(
+                _ACTION_VERB.match(words, action.end()))
+            clear = beside_a_name or asked_to_act
             if names and not _NOT_AGENTS.match(who) and all(
-                    name in self.speakers or _names_a_person(name, bare=verb == "to")
-                    for name in names):
+                    name in self.speakers or _names_a_person(name, bare=verb == "to" and not clear)
+                    or self._known_type(name) == "Person" for name in names) and not any(
+                    name.lower() in _NEVER_NAMES for name in names):
                 for name in names:
                     person = self.agent(name, clause) or ExtractedEntity(name, "Person")
                     self.fact(person, RESPONSIBLE_FOR, self.context, clause)
@@ -2385,13 +2402,36 @@ _CLOSING_KEYWORD = re.compile(
 _ACTION_PREFIX = re.compile(
     r"^(?:(?:action items?|actions?|ai|todo|to do|next steps?|owner)\s*[:\-–]\s*)+", _I)
 _NAME = r"(?:zzref\d+zz|[A-Z][\w'.-]*)"
-_ACTION_ITEM = re.compile(
-    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+(?P<verb>to|will|is going to"
+_ACTION_VERBS = (
+    r"(?P<verb>to|will|is going to"
     r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
     r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
     r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
     r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
 )
+_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+{_ACTION_VERBS}")
+_LOWER_NAME = r"(?:zzref\d+zz|[A-Za-z][\w'.-]*)"
+_LABELLED_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_LOWER_NAME}(?:\s*(?:,|and|\+|&)\s*{_LOWER_NAME})*)\s*[:,]?\s+{_ACTION_VERBS}")
+
+
+# What people are asked to do in minutes ("Mark to comment on issue"): after one of these, a
+# proper noun that is also a word ("Mark", "Robin") is the person's name.
+_ACTION_VERB = re.compile(
+    r"\s+(?:comment|ping|follow up|review|write|draft|look|investigate|reach out|update|check"
+    r"|coordinate|document|open|file|send|schedule|cancel|summari[sz]e|circle back|create"
+    r"|contact|reply|respond|post|share|propose|nominate|organi[sz]e|prepare|ask|talk|email"
+    r"|present|drive|lead|own|fix|add|land|merge|close|rebase|test|triage|implement|help"
+    r"|work|start|finish|continue|sync|set up|figure out|confirm|verify|bring|put|edit)\b",
+    _I)
+# Words that open "X to …" lines without naming anyone ("Time to merge", "Plan to ship").
+_NEVER_NAMES = frozenset(
+    {"time", "hope", "plan", "plans", "move", "need", "needs", "want", "try", "ready", "going",
+     "nice", "good", "happy", "back", "able", "hard", "easy", "free", "way", "decision", "vote",
+     "proposal", "agreed", "consensus", "motion", "goal", "goals", "steps", "next", "ok",
+     "okay", "due", "subject", "open", "close", "start", "continue", "remember", "note",
+     "reminder", "action", "todo", "pr", "issue", "rfc", "fcp", "switch", "change"})
 
 
 def _names_a_person(word: str, *, bare: bool) -> bool:

@@ -777,6 +777,50 @@ def test_an_agenda_yields_facts_per_item_each_citing_its_own_line() -> None:
     assert "Openjs-foundation/cross-project-council" not in names(extraction)
 
 
+_ITEM_1472 = ("* Improve the onboarding [#1472](https://github.com/openjs-foundation/"
+              "cross-project-council/issues/1472)\n")
+
+
+@pytest.mark.parametrize(("line", "people"), [
+    # cpc-meetings-2025-2025-06-09-s8: "Robin" is a word too, but beside "Kilye" it is a name
+    ("Robin and Kilye to look into it and come back with a recommendation.", {"Robin", "Kilye"}),
+    # lang-minutes-2021-09-28-s35: a name that is a word, asked to do something
+    ("Mark to comment on issue", {"Mark"}),
+    # lang-minutes-2021-01-26-s6: a lower-case handle after the action item's label
+    ("ACTION ITEM: scottmcm to cancel FCP, per the resolution below", {"scottmcm"}),
+])
+def test_an_action_item_makes_its_people_responsible_for_the_item_above(
+        line: str, people: set[str]) -> None:
+    extraction = extract(f"## Agenda\n\n{_ITEM_1472}  * {line}\n", author="")
+
+    assert {f.source for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"} == people
+    assert {f.target for f in extraction.facts} == {
+        "Improve the onboarding (openjs-foundation/cross-project-council#1472)"}
+
+
+@pytest.mark.parametrize("line", ["Time to merge this", "Plan to ship it next week",
+                                  "Hope to see it soon"])
+def test_a_line_that_only_looks_like_an_action_item_names_no_one(line: str) -> None:
+    assert extract(f"## Agenda\n\n{_ITEM_1472}  * {line}\n", author="").facts == []
+
+
+def test_minutes_that_open_on_an_items_section_read_its_action_items() -> None:
+    # lang-minutes-2021-09-28-s35: the episode starts at the item's heading, not a tracker title
+    extraction = extract('### "Determine how to handle casting of arbitrary discriminants" '
+                         "rust#88621\n\n* Meeting consensus:\n    * Mark to comment on issue\n",
+                         author="")
+
+    assert signatures(extraction) == {
+        ("Mark", "RESPONSIBLE_FOR",
+         "Determine how to handle casting of arbitrary discriminants (rust#88621)")}
+
+
+def test_a_tracker_title_is_no_agenda_for_x_to_lines() -> None:
+    extraction = extract("# Docker crashes on start #12\n\nDocker to start", author="bob")
+
+    assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
