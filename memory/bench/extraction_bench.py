@@ -15,8 +15,10 @@ that is the rules extractor, the embedded default. Predicted facts are matched t
   ``RFC 123``);
 * each gold fact matches at most one predicted fact (a maximum matching per episode).
 
-Strict figures require equal normalised names. Precision, recall and counts are given per genre
-and per relation on each split, with the extraction speed.
+Predicted names are compared without the brand a support source scopes them to ("Login Failures
+(Warp)" is compared as "Login Failures"). Strict figures require equal normalised names.
+Precision, recall and counts are given per genre and per relation on each split, with the
+extraction speed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from memory.extraction import Extraction
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
+from memory.support import brand_of
 
 SPLITS = ("dev", "test")
 GENRES = ("tracker", "meeting", "support")
@@ -376,11 +379,20 @@ def run_extraction_bench(episodes: Sequence[CorpusEpisode], *,
             extraction.extractor, 0) + 1
         for entity in extraction.all_entities():
             known.setdefault(normalize_name(entity.name), entity.type)
+        brand = brand_of(episode.source)
         predicted = [fact for f in extraction.facts
-                     if (fact := normalized_fact(f.source, f.relation, f.target, ontology,
+                     if (fact := normalized_fact(unscoped(f.source, brand), f.relation,
+                                                 unscoped(f.target, brand), ontology,
                                                  sentence=f.sentence))]
         result.scores.append(score_episode(corpus_episode, predicted))
     return result
+
+
+def unscoped(name: str, brand: str | None) -> str:
+    """The name the reader gave, without the brand a support source scopes it to
+    (``memory.support.scoped``: "Login Failures (Warp)"): the scope is the graph's way to keep
+    two brands' problems apart, not words of the text, and the labels do not carry it."""
+    return name.removesuffix(f" ({brand})") if brand else name
 
 
 # --- Reports -------------------------------------------------------------------------------------

@@ -205,7 +205,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.symptoms import find_symptom, tokens_after
+from memory.extraction.symptoms import SYMPTOMS, find_symptom, tokens_after
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
@@ -718,6 +718,9 @@ def _head_type(words: list[str]) -> str | None:
     return None
 
 
+_CANONICAL_SYMPTOMS = {name.lower(): name for name in SYMPTOMS}
+
+
 def issue_name(phrase: str) -> str | None:
     """The normalized name of an error-like phrase, or None if the phrase names no issue.
 
@@ -725,6 +728,9 @@ def issue_name(phrase: str) -> str | None:
     failures → ``"Login Failures"``; latency/slowness → ``"Latency"``; otherwise a phrase ending
     with an issue word, without articles and intensity words, its last word made plural.
     """
+    canonical = _CANONICAL_SYMPTOMS.get(phrase.strip().lower())
+    if canonical is not None:
+        return canonical  # already a symptom's canonical name ("High Memory Usage")
     code = _HTTP_CODE.search(phrase)
     if code:
         return f"{code.group('code')} Errors"
@@ -1974,7 +1980,11 @@ _FIRST_PERSON_SINGULAR = frozenset({"i", "me", "my"})
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?P<np>(?:the |this |that |your )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3}?)"
     r"(?: (?:is|are|was|were|has been|have been|keeps|keep|kept|seems|seem|gets|get|got"
-    r"|started|starts|has|have|will|would|does|do|did|cannot))*$"
+    r"|started|starts|has|have|will|would|does|do|did|cannot))*"
+    # "Warp uses a significant amount of memory": the product eats the resource
+    r"(?: (?:uses|use|used|eats|eat|ate|consumes|consume|consumed|takes|take|took)"
+    r"(?: (?:a|an|the|so|too|way too))?(?: (?:significant|large|huge|big|massive|high|crazy"
+    r"|insane|ridiculous|unreasonable|excessive))?)?$"
 )
 _WHERE = re.compile(
     r"^(?:to|into|on|in|with|from|when using|when opening|while using|for|of) "

@@ -962,6 +962,15 @@ def test_a_quantity_of_memory_is_a_symptom_not_a_product_used() -> None:
                               author_type="Customer")) == {("Sullo", "USES", "Reporting API")}
 
 
+def test_a_product_that_eats_memory_is_the_customers_memory_problem() -> None:
+    # warp-2611-sullo-2023-02-05
+    extraction = extract("Warp uses a significant amount of memory.", author="sullo",
+                         author_type="Customer")
+
+    assert signatures(extraction) == {("Sullo", "REPORTED", "Memory Usage"),
+                                      ("Memory Usage", "AFFECTS", "Warp")}
+
+
 def test_errors_read_off_the_logs_are_no_report() -> None:
     # dfw-1485-jasonbivins-2018-01-09: an agent reading a customer's diagnostics
     extraction = extract("I see WMI and VMMS errors in the logs, try restarting Windows and then "
