@@ -895,6 +895,8 @@ class _Reader:
         self.masked = mask("")
         self.own: Reference | None = None
         self.own_is_section = False
+        self.team_reporters: dict[tuple[str, ...], str] = {}
+        """Who reported first under each team's heading (see _read_team_speaker)."""
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
         """The title already reports the problem: the body's symptoms restate it."""
@@ -936,8 +938,9 @@ class _Reader:
             if index == 0 and self.own is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
             self.context = self._context_of(passage, title)
-            self.heading_agent = _heading_agent(passage.headings,
-                                                title if self.own is not None else None)
+            # under "### Parity" / "**Wei**", Wei's lines report Parity's work
+            self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
+                passage.headings, title if self.own is not None else None)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
             for sentence in split_sentences(passage.text):
@@ -1016,6 +1019,8 @@ class _Reader:
             return
         self._read_affiliations(text, sentence)
         if self.context is not None and self._read_about_context(text, sentence):
+            return
+        if self._read_after_reference(text, sentence):
             return
         speech = _SPEECH.match(text)
         if speech is not None and _has_verb(speech["rest"]):
@@ -1147,6 +1152,42 @@ class _Reader:
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
+
+    def _read_team_speaker(self, headings: tuple[str, ...]) -> ExtractedEntity | None:
+        """ "## 3.1 Teku" then "**Ben**:" on a line of its own: in a round of team updates, who
+        reports first under a team's heading speaks for it — a member of that team (whoever
+        speaks after, "**Tim Beiko**" moderating, does not)."""
+        if len(headings) < 2:
+            return None
+        name = headings[-1].strip("*_#: ")
+        team = _heading_agent(headings[:-1], None)
+        if team is None or not _PERSON_HEADING.fullmatch(name) or _NOT_AGENTS.match(name) or (
+                _key(name) == _key(team.name)) or not all(
+                _names_a_person(word, bare=False) for word in name.split(" ")):
+            return None
+        if self.team_reporters.setdefault(headings[:-1], name) != name:
+            return None
+        clause = _Clause(text="", kind="main", sentence=headings[-1], ordinal=self.ordinal)
+        self.fact(ExtractedEntity(name, "Person"), MEMBER_OF, team, clause)
+        return team
+
+    def _read_after_reference(self, text: str, sentence: str) -> bool:
+        """ "Improving Diversity … [#699](…) Tobie to coordinate some follow up meetings": an
+        agenda line that names its item, then says something about it, reads the words after
+        the reference with the item as their context."""
+        after = _AFTER_REFERENCE.match(text)
+        if after is None:
+            return False
+        reference = self.masked.references.get(after["ref"])
+        if reference is None or reference.type != "WorkItem" or (
+                self.own is not None and reference.key == self.own.key):
+            return False
+        context, is_own = self.context, self.context_is_own
+        self.context, self.context_is_own = ExtractedEntity(reference.name, "WorkItem"), False
+        try:
+            return self._read_about_context(after["rest"], sentence)
+        finally:
+            self.context, self.context_is_own = context, is_own
 
     def _read_about_context(self, text: str, sentence: str) -> bool:
         """Lines about the item above them, which they do not name: action items ("ACTION:
@@ -2476,6 +2517,9 @@ _NOT_AGENTS = re.compile(
     r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
     r"|Team)\b"
 )
+_PERSON_HEADING = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}")
+# An agenda line: the item's title and reference, then a sentence about it.
+_AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<rest>[A-Z@].{3,})$")
 _SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
 _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
                      "approve": "approved", "hold": "on hold"}
@@ -2647,7 +2691,9 @@ def _has_verb(text: str) -> bool:
     return any(tag(word) in {"VBD", "VBZ", "VBP", "MD"} for word in _WORD.findall(text.lower()))
 
 
-_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z])[.)]?\s*[-–—:.]?\s*")
+# "3.1 ", "2.1—", "B) ", "C. ": a section's number or letter (a letter only with its mark:
+# "Parity" is a name, not section "P")
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?\s*[-–—:.]?\s*|[A-Z](?:[.)]|\s+[-–—:])\s*)")
 _FIRST_PERSON_START = re.compile(r"^(?:I|we)\s", _I)
 # Section names that are no one's name.
 _SECTION_WORDS = frozenset(

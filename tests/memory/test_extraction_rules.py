@@ -821,6 +821,39 @@ def test_a_tracker_title_is_no_agenda_for_x_to_lines() -> None:
     assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
 
 
+def test_who_reports_first_under_a_teams_heading_is_a_member_of_the_team() -> None:
+    # ethpm-allcoredevs-el-meetings-meeting-132-s14 (shortened): Tim Beiko moderates
+    extraction = extract("## Besu\n\n**Gary Schulte**\n* We have PRs. We are working on that."
+                         "\n\n**Tim Beiko**\n* Got it. And Nethermind?\n", author="")
+
+    assert [f for f in signatures(extraction) if f[1] == "MEMBER_OF"] == [
+        ("Gary Schulte", "MEMBER_OF", "Besu")]
+
+
+def test_a_one_word_team_heading_is_no_lettered_section() -> None:
+    # ethpm-allcoredevs-cl-meetings-call-028-s11: "### Parity" is the team, not section "P"
+    extraction = extract("### Parity\n\n**Wei**\n\n* working on the state transition\n",
+                         author="")
+
+    assert ("Wei", "MEMBER_OF", "Parity") in signatures(extraction)
+    assert ("Parity", "RESPONSIBLE_FOR", "State Transition") in signatures(extraction)
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    # cpc-meetings-2021-2021-04-13-s8
+    ("* Improving Diversity and Inclusion at the OpenJSF [#699](https://github.com/"
+     "openjs-foundation/cross-project-council/issues/699) Tobie to coordinate some follow up "
+     "meetings.", ("Tobie", "RESPONSIBLE_FOR", "openjs-foundation/cross-project-council#699")),
+    # cpc-meetings-2024-2024-06-11-s8
+    ("* Create new Ecosystem Sustainability Program [#1277](https://github.com/"
+     "openjs-foundation/cross-project-council/issues/1277) Can be closed, there was a town hall "
+     "meeting.", ("openjs-foundation/cross-project-council#1277", "HAS_STATUS", "Closed")),
+])
+def test_an_agenda_line_reads_what_follows_its_reference_as_about_that_item(
+        line: str, expected: Signature) -> None:
+    assert expected in signatures(extract(f"## Agenda\n\n{line}\n", author=""))
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
