@@ -397,7 +397,8 @@ _CONTRACTIONS = {
 # Words that change nothing a rule reads ("I'm *also* waiting", "it is *now* live").
 _FILLER = re.compile(
     r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
-    r"|unfortunately|basically|totally|fully|completely|effectively|as well|too)\b",
+    r"|unfortunately|basically|totally|fully|completely|effectively|as well|too|primarily"
+    r"|mainly|mostly|largely)\b",
     _I,
 )
 # "not blocked anymore" says the same as "no longer blocked".
@@ -425,7 +426,8 @@ _DIGIT = re.compile(r"\d")
 # Words without which a cleaning regex has nothing to do (checked on a set: far cheaper).
 _FILLER_WORDS = _word_set(
     "also still currently now really just finally officially actually already again"
-    " unfortunately basically totally fully completely effectively well too"
+    " unfortunately basically totally fully completely effectively well too primarily mainly"
+    " mostly largely"
 )
 _ADVERBIAL_WORDS = _word_set(
     "yesterday today tonight recently far moment now anymore morning afternoon evening week"
@@ -1325,6 +1327,9 @@ class _Reader:
             if self._match(_REASON_PATTERNS, clause):
                 return
             clause.topic = None
+        noticed = _NOTICED.match(clause.text)
+        if noticed is not None and _has_verb(noticed["rest"]):
+            clause.text = noticed["rest"]  # "I noticed MagicDNS stops working": what was seen
         subjectless = _SUBJECTLESS.match(clause.text)
         if subjectless is not None:
             clause.text = f"I am {clause.text}" if subjectless["ing"] else f"I {clause.text}"
@@ -2517,6 +2522,10 @@ _NOT_AGENTS = re.compile(
     r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
     r"|Team)\b"
 )
+# "I noticed (that) …", "we found …": the author saw what the clause says, and says it.
+_NOTICED = re.compile(
+    r"^(?:I|we) (?:have |had |also |just )?(?:noticed|notice|found|find|realized|realised"
+    r"|observed|discovered|saw) (?:that )?(?P<rest>.+)$", _I)
 _PERSON_HEADING = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}")
 # An agenda line: the item's title and reference, then a sentence about it.
 _AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<rest>[A-Z@].{3,})$")

@@ -1004,6 +1004,25 @@ def test_a_product_that_eats_memory_is_the_customers_memory_problem() -> None:
                                       ("Memory Usage", "AFFECTS", "Warp")}
 
 
+def test_what_the_customer_noticed_is_what_they_report() -> None:
+    # ts-13473-pandas9-2024-09-15
+    extraction = extract("ISP has dynamic IP and changes every day or so, I noticed MagicDNS "
+                         "stops working after there is IP change", author="pandas9",
+                         author_type="Customer")
+
+    assert signatures(extraction) == {("pandas9", "REPORTED", "MagicDNS Stops Working"),
+                                      ("MagicDNS Stops Working", "AFFECTS", "MagicDNS")}
+
+
+def test_an_adverb_before_a_subjectless_status_changes_nothing() -> None:
+    # lang-minutes-2021-05-25-s22
+    extraction = extract("## Agenda\n\n* RFC [rfcs#2316](https://github.com/rust-lang/rfcs/pull/"
+                         "2316)\n  - Primarily blocked on concerns about learnability\n",
+                         author="")
+
+    assert ("RFC (rust-lang/rfcs#2316)", "HAS_STATUS", "Blocked") in signatures(extraction)
+
+
 def test_errors_read_off_the_logs_are_no_report() -> None:
     # dfw-1485-jasonbivins-2018-01-09: an agent reading a customer's diagnostics
     extraction = extract("I see WMI and VMMS errors in the logs, try restarting Windows and then "
