@@ -1000,6 +1000,16 @@ class _Reader:
         if surface is not None and surface.name[:1].isupper():
             self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
+        flaky = _FLAKY_TITLE.match(words)
+        said = (flaky["st"] or flaky["verb"]).lower() if flaky is not None else ""
+        if flaky is not None and not said.startswith("flak") and (
+                flaky["np"].lower().split(" ")[-1] not in _TEST_HEADS):
+            flaky = None  # "Docker fails to start": a product's symptom, not a test's status
+        if flaky is not None and (name := _noun_phrase(flaky["np"])) is not None:
+            # "NodeProblemDetector [NodeFeature:…] is flaky": the test's status, as reported
+            test = ExtractedEntity(_display(name), self._known_type(name) or "Service")
+            word = "flaky" if said.startswith("flak") else "failing"
+            self.status(test, word, clause, reported=False)
         event = _EVENT.search(words)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
@@ -2451,7 +2461,7 @@ PLACEHOLDER_REF = re.compile(r"zzref\d+zz")
 # "Fixes #1", "closes: org/repo#2, #3", "Resolves https://…/issues/4" (GitHub's keywords).
 _CLOSING_KEYWORD = re.compile(
     r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|this (?:pr |change )?(?:fixes|closes|resolves))"
-    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&)?\s*(?:(?:fix(?:es)?"
+    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&|/)?\s*(?:(?:fix(?:es)?"
     r"|close[sd]?|resolve[sd]?)\s+)?zzref\d+zz)*)",
     _I,
 )
@@ -2613,6 +2623,12 @@ _TITLE_SUBJECT = re.compile(
     r"|will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails |failed "
     r"|crash(?:es|ed|ing)? |hangs |freezes |stopped |stops |(?:a )?(?:very |really |extremely "
     r"|so )?(?:slow|laggy|unusable|unresponsive|high)\b)", _I)
+_FLAKY_TITLE = re.compile(
+    r"^(?P<np>[\w.:/-]+(?: [\w.:/-]+){0,3}?)(?: \[[^\]]*\])*"
+    r" (?:(?:is|are|keeps|keep) (?P<st>flaky|failing|flaking)|(?P<verb>flaking|flakes|fails"
+    r"|failed))\b(?! to\b)", _I)
+_TEST_HEADS = frozenset({"test", "tests", "suite", "job", "jobs", "check", "checks", "ci", "e2e",
+                         "build", "builds", "pipeline", "lane"})
 _TITLE_OBJECT = re.compile(
     r"\b(?:broke|breaks|broken|crashes|crashed|freezes|froze)"
     r" (?P<np>[\w.+-]+(?: [\w.+-]+){0,2})$", _I)

@@ -744,6 +744,39 @@ def test_an_issue_title_that_says_what_is_wrong_is_its_authors_report() -> None:
     }
 
 
+@pytest.mark.parametrize(("title", "expected"), [
+    # k8s-95357-harche-2020-10-07
+    ("NodeProblemDetector [NodeFeature:NodeProblemDetector] is flaky #95357",
+     ("NodeProblemDetector", "HAS_STATUS", "Flaky")),
+    ("MirrorPodWithGracePeriod test flaking in 5% of runs #93210",
+     ("MirrorPodWithGracePeriod Test", "HAS_STATUS", "Flaky")),
+    ("Summary API test fails on arm64 #100", ("Summary API Test", "HAS_STATUS", "Failing")),
+])
+def test_a_tracker_title_that_says_a_test_flakes_gives_its_status(
+        title: str, expected: Signature) -> None:
+    assert expected in signatures(extract(f"# {title}\n\nSee the grid.", author="harche"))
+
+
+@pytest.mark.parametrize("title", [
+    "Docker fails to start #1",  # a product's symptom
+    "E2E_Node flaky suite is not showing results #52203",  # "flaky" names the suite
+])
+def test_a_title_that_only_mentions_failing_or_flaky_gives_no_status(title: str) -> None:
+    extraction = extract(f"# {title}\n\nDetails.", author="dashpole")
+
+    assert [f for f in extraction.facts if f.relation == "HAS_STATUS"] == []
+
+
+def test_closing_keywords_may_list_their_items_with_slashes() -> None:
+    # ra-pr-9128
+    extraction = extract("Fix attribute macros #9128\n\nFixes https://github.com/rust-analyzer/"
+                         "rust-analyzer/issues/8964 / https://github.com/la10736/rstest/issues/"
+                         "120", author="jonas-schievink")
+
+    assert ("la10736/rstest#120", "DEPENDS_ON", "Fix attribute macros (#9128)") in signatures(
+        extraction)
+
+
 def test_a_pull_requests_title_reports_nothing() -> None:
     assert extract("Fix test failure in the parser on Linux #5557", author="ehuss").facts == []
 
