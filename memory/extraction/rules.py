@@ -1353,7 +1353,12 @@ class _Reader:
             parts = _COMMA_OR_AND.split(clause.text)
         if len(parts) > 1:
             for part in parts:
-                self._match(_PATTERNS, replace(clause, text=part))
+                if not self._match(_PATTERNS, replace(clause, text=part)) and (
+                        _COPULA_INSIDE.search(part)):
+                    # "Gossip sub 1.1 is done, fork choice, state transition": the first list
+                    # item said whole before the "and"
+                    for piece in _COMMA_OR_AND.split(part):
+                        self._match(_PATTERNS, replace(clause, text=piece))
 
     def _match(self, patterns: _Patterns, clause: _Clause) -> bool:
         """Try the patterns in order; the first whose handler understands the clause wins. A
@@ -2055,7 +2060,12 @@ _NOT_SURFACES = frozenset({"account", "accounts", "it", "this", "that", "us", "m
 
 
 def _on_status(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    if _COPULA_INSIDE.search(m["s"]):
+        return False  # "Gossip sub 1.1 is done, fork choice … are done": two clauses, read apart
     return _statuses(r, r.subjects(m["s"], c), m["st"], c)
+
+
+_COPULA_INSIDE = re.compile(r"\b(?:is|are|was|were)\b[^,]*,", _I)
 
 
 def _on_cannot_move(r: _Reader, m: re.Match[str], c: _Clause) -> bool:

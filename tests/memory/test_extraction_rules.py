@@ -887,6 +887,15 @@ def test_an_agenda_line_reads_what_follows_its_reference_as_about_that_item(
     assert expected in signatures(extract(f"## Agenda\n\n{line}\n", author=""))
 
 
+def test_a_status_said_before_a_list_is_read_apart_from_the_list() -> None:
+    # ethpm-allcoredevs-cl-meetings-call-041-s16
+    extraction = extract("## Teku\n\n* Gossip sub 1.1 is done, fork choice, state transition "
+                         "and validator changes are done.\n", author="")
+
+    assert {f for f in signatures(extraction) if f[1] == "HAS_STATUS"} == {
+        ("Gossip Sub 1.1", "HAS_STATUS", "Done"), ("Validator Changes", "HAS_STATUS", "Done")}
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
