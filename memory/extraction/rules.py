@@ -897,6 +897,9 @@ class _Reader:
         self.masked = mask("")
         self.own: Reference | None = None
         self.own_is_section = False
+        self.passage_speaker: ExtractedEntity | None = None
+        """Who speaks in the passage being read ("**Vitalik**: …" in a transcript): the "I" of
+        its sentences."""
         self.team_reporters: dict[tuple[str, ...], str] = {}
         """Who reported first under each team's heading (see _read_team_speaker)."""
         """The episode's own item, when its first line is a title with a number."""
@@ -945,6 +948,9 @@ class _Reader:
                 passage.headings, title if self.own is not None else None)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
+            marker = _TRANSCRIPT_SPEAKER.match(passage.text)
+            self.passage_speaker = ExtractedEntity(marker["name"], "Person") if (
+                marker is not None and not _NOT_AGENTS.match(marker["name"])) else None
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 
@@ -1466,6 +1472,9 @@ class _Reader:
     ) -> ExtractedEntity | None:
         """A person, team or customer named by a noun phrase (the doer of something)."""
         if self.is_first_person(raw):
+            if self.speaker is None and self.passage_speaker is not None and (
+                    _clean(raw).lower() in _FIRST_PERSON_SINGULAR):
+                return self.passage_speaker  # "**Alex**: I will spec the Gwei change"
             return self.speaker or self.author
         if self.speaker is not None and self.speaker.type == "Team" and _clean(raw).lower() in {
                 "they", "them", "the team"}:
@@ -2185,6 +2194,17 @@ def _on_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _owned(r, owners, items, c)
 
 
+def _on_will_do(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """Someone named (or "I" with a known speaker) says they will do a piece of work: they are
+    responsible for it. "We will …" names no one."""
+    if _clean(m["s"]).lower() in {"we", "us", "our team", "they", "you", "it", "this", "that"}:
+        return False
+    if r.is_first_person(m["s"]) and (r.speaker is None and r.passage_speaker is None
+                                       and r.author is None):
+        return False
+    return _on_owns(r, m, c)
+
+
 _OBJECT_END = re.compile(r"\s+(?:to|so|so that|in order to|because|which|that|as)\s+|\s*[,;(]\s*")
 
 
@@ -2411,6 +2431,12 @@ _PATTERNS: _Patterns = (
           "working leading driving handling running building implementing owning tackling"
           " charge responsible point owner lead accountable improving investigating looking"
           " writing drafting designing"),
+    # "I'll be making a release for the weak subjectivity server", "Ana will draft the RFC"
+    _rule(r"^(?P<s>.+?) (?:will|is going to|am going to) (?:be )?(?:(?:spec|write|draft|implement"
+          r"|build|prepare|publish|make|ship|review|update|create|open|file|finish|lead|own"
+          r"|handle|investigate|fix|release|document)(?:ing|ning)?|writing|making|taking|shipping"
+          r"|working on|looking into|take care of|taking care of) (?P<o>.+)$", _on_will_do,
+          "will going"),
     _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}) (?P<o>.+)$", _on_owns,
           "owns own owned leads lead drives drive runs run manages manage maintains"
           " maintain handles handle"),
@@ -2546,6 +2572,9 @@ _NOT_AGENTS = re.compile(
 _NOTICED = re.compile(
     r"^(?:I|we) (?:have |had |also |just )?(?:noticed|notice|found|find|realized|realised"
     r"|observed|discovered|saw) (?:that )?(?P<rest>.+)$", _I)
+# "**Aditya Asgaonkar**: …", "**Danny** [1:07](…): …": a transcript's speaker.
+_TRANSCRIPT_SPEAKER = re.compile(
+    r"^\*\*(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})\*\*(?:\s*\[[^\]]*\]\([^)]*\))?:\s")
 _PERSON_HEADING = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}")
 # An agenda line: the item's title and reference, then a sentence about it.
 _AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<rest>[A-Z@].{3,})$")

@@ -896,6 +896,22 @@ def test_a_status_said_before_a_list_is_read_apart_from_the_list() -> None:
         ("Gossip Sub 1.1", "HAS_STATUS", "Done"), ("Validator Changes", "HAS_STATUS", "Done")}
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("**Alex**: I will spec the Gwei change.", ("Alex", "RESPONSIBLE_FOR", "Gwei Change")),
+    # ethpm-allcoredevs-cl-meetings-call-052-s18
+    ("**Aditya Asgaonkar**: I'll be making a release for the weak subjectivity server that "
+     "everyone is encouraged to run.", ("Aditya Asgaonkar", "RESPONSIBLE_FOR",
+                                        "Release for the Weak Subjectivity Server")),
+])
+def test_a_transcripts_speaker_is_responsible_for_the_work_they_say_they_will_do(
+        text: str, expected: Signature) -> None:
+    assert signatures(extract(text, author="")) == {expected}
+
+
+def test_we_will_names_no_one() -> None:
+    assert extract("**Danny**: We will ship the new API.", author="").facts == []
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
