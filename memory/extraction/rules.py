@@ -1919,6 +1919,19 @@ _NOT_PRODUCTS = frozenset(
 )
 
 
+def _on_same_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I have the same issue of Docker stuck in starting": a customer who names the problem
+    they share reports it, in those words."""
+    if r.author is None or r.author.type not in {"Customer", "Person"} or r.speaker is not None:
+        return False
+    words = _OBJECT_END.split(_clean(m["i"]), maxsplit=1)[0]
+    if len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
+        return False  # "… with the same version of macOS": a circumstance, no problem named
+    issue = ExtractedEntity(_display(words), "Issue")
+    r.sentence.issues.append(issue)
+    return r.reports(r.author, issue, None, c)
+
+
 def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "I am no longer able to auto fill on a website": the author's problem, in their words
     (the symptoms of the synonym table are read before, under their canonical names)."""
@@ -2358,6 +2371,10 @@ _PATTERNS: _Patterns = (
           "time times timed timing"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
           _on_cannot_log_in, "log login sign"),
+    # "I have the same issue of Docker stuck in starting": the thread's problem, named
+    _rule(r"^I (?:have|had|am having|was having|am facing|am seeing|get|got|see|hit|am hitting)"
+          r" (?:the |a |exactly the |the exact )?(?:same|similar) (?:exact )?(?:issue|problem|bug)"
+          r" (?:of|with|where|that|as in) (?P<i>.{4,80})$", _on_same_problem, "same similar"),
     # "I am no longer able to auto fill": the customer's own words
     _rule(r"^I (?:am|was) (?P<p>(?:no longer|not|now not) able to [a-z].{2,40}|unable to [a-z]"
           r".{2,40})$", _on_first_person_problem, "able unable"),

@@ -1081,6 +1081,21 @@ def test_an_adverb_before_a_subjectless_status_changes_nothing() -> None:
     assert ("RFC (rust-lang/rfcs#2316)", "HAS_STATUS", "Blocked") in signatures(extraction)
 
 
+def test_the_same_problem_named_is_reported_in_those_words() -> None:
+    # dfw-1485-Mohjive-2018-02-05
+    extraction = extract("I have the same issue of Docker stuck in starting. I have uninstalled "
+                         "and installed docker several times.", author="Mohjive",
+                         author_type="Customer")
+
+    assert signatures(extraction) == {("Mohjive", "REPORTED", "Docker Stuck in Starting")}
+
+
+def test_the_same_problem_in_the_same_circumstances_names_no_problem() -> None:
+    # dfm-3724-Martouta-2019-06-25: the thread's problem, not named here
+    assert extract("I have the same problem with the same version of macOS and Docker Desktop.",
+                   author="Martouta", author_type="Customer").facts == []
+
+
 def test_errors_read_off_the_logs_are_no_report() -> None:
     # dfw-1485-jasonbivins-2018-01-09: an agent reading a customer's diagnostics
     extraction = extract("I see WMI and VMMS errors in the logs, try restarting Windows and then "
