@@ -1248,6 +1248,15 @@ class _Reader:
                     person = self.agent(name, clause) or ExtractedEntity(name, "Person")
                     self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
+            covered = _COVERED_BY.match(self.masked.text.strip()) or _COVERED_BY.match(words)
+            if covered is not None:
+                reference = self.masked.references.get(covered["ref"] or covered["ref2"])
+                if reference is not None and reference.type == "WorkItem" and (
+                        reference.name != self.context.name):
+                    # "discussed #321 which covers this": the item waits on what resolves it
+                    self.fact(self.context, DEPENDS_ON,
+                              ExtractedEntity(reference.name, "WorkItem"), clause)
+                    return True
             for pattern, word in _CONTEXT_STATUSES:
                 if pattern.match(words):
                     self.status(self.context, word, clause, reported=False)
@@ -2612,6 +2621,11 @@ _TAKING_IT = re.compile(
     r"(?: (?:this|it))?|pick(?:ing)? (?:this|it) up)\b")
 _WORKED_WITH = re.compile(r"\b(?:worked on (?:this|it) with|co-authored with|paired with)"
                           r" (zzref\d+zz)", _I)
+_COVERED_BY = re.compile(
+    r"^(?:discussed |see )?(?P<ref>zzref\d+zz),? (?:which |that )?(?:covers|addresses|fixes"
+    r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
+    r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
+    r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
 _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), word) for pattern, word in (
         (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"

@@ -912,6 +912,20 @@ def test_we_will_names_no_one() -> None:
     assert extract("**Danny**: We will ship the new API.", author="").facts == []
 
 
+@pytest.mark.parametrize("line", [
+    # cpc-meetings-2019-2019-09-17-s6
+    "discussed https://github.com/openjs-foundation/cross-project-council/pull/321 which covers "
+    "this.",
+    "This is covered by https://github.com/openjs-foundation/cross-project-council/pull/321",
+])
+def test_an_item_waits_on_the_change_that_covers_it(line: str) -> None:
+    extraction = extract(f"## Agenda\n\n{_ITEM_1472}  * {line}\n", author="")
+
+    assert signatures(extraction) == {(
+        "Improve the onboarding (openjs-foundation/cross-project-council#1472)", "DEPENDS_ON",
+        "openjs-foundation/cross-project-council#321")}
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
