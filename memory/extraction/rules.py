@@ -2535,7 +2535,10 @@ _ACTION_VERBS = (
     r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
     r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
     r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
-    r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
+    r"|spent some time|is driving|are driving|(?:is|are) handling"
+    # "Brian has working draft", "Ben created a draft Google form": work under way on the item
+    r"|(?:has|have|created|wrote|drafted|opened|prepared|submitted|started)"
+    r" (?:a |an |the )?(?:[\w-]+ ){0,2}?(?:draft|pr|proposal|patch|form|doc|document|write-?up))\b"
 )
 _ACTION_ITEM = re.compile(
     rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+{_ACTION_VERBS}")

@@ -821,6 +821,9 @@ _ITEM_1472 = ("* Improve the onboarding [#1472](https://github.com/openjs-founda
     ("Mark to comment on issue", {"Mark"}),
     # lang-minutes-2021-01-26-s6: a lower-case handle after the action item's label
     ("ACTION ITEM: scottmcm to cancel FCP, per the resolution below", {"scottmcm"}),
+    # cpc-meetings-2020-2020-11-17-s7, cpc-meetings-2024-2024-06-11-s8: work under way
+    ("Brian has working draft, want a few more attorney reviews.", {"Brian"}),
+    ("Ben created a draft Google form for potential applicants.", {"Ben"}),
 ])
 def test_an_action_item_makes_its_people_responsible_for_the_item_above(
         line: str, people: set[str]) -> None:
