@@ -2659,7 +2659,10 @@ _REPORT_TITLE = re.compile(
     r"|slow|sluggish|laggy|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage"
     r"|consumption|consuption)|leaks?|(?:login|sign[- ]in|captcha) loop|endless loop"
     r"|flak(?:e|y|es|ing)|stopped|stops|missing|forever|timeout|timed out|times out|unusable"
-    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with)\b",
+    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with"
+    r"|(?:login|log-in|sign[- ]in|auth|connection|network|dns|memory|cpu|performance|sync)"
+    r" (?:issues?|problems?|bugs?)|works? (?:only )?partially|only works? partially"
+    r"|hight? (?:cpu|memory|ram)|amount of (?:cpu|memory|ram))\b",
     _I,
 )
 _TITLE_END = re.compile(r"(?<=[a-z0-9)\]\"'])[.:;!]\s+(?=\S)|\s+-\s+|\s*\((?=[a-z])")

@@ -1054,6 +1054,18 @@ def test_a_report_title_affects_the_product_it_names(title: str, product: str) -
         ("AFFECTS", product)]
 
 
+@pytest.mark.parametrize("title", [
+    "MagicDNS only works partially #884",  # ts-884-sylr-2020-11-01
+    "login issue #6305",  # warp-6305-Nawinkumar97-2025-04-12
+    "Hyperkit non-insignificant amount of CPU while idle #887",  # dfm-887-cpuguy83
+    "hight memory when warp was started #5861",  # warp-5861-haibaradc-2025-02-20
+])
+def test_a_support_title_that_names_a_problem_area_is_a_report(title: str) -> None:
+    extraction = extract(f"# {title}\n\nDetails below.", author="sylr")
+
+    assert [f.relation for f in extraction.facts if f.relation == "REPORTED"] == ["REPORTED"]
+
+
 def test_a_report_title_about_a_feature_in_lower_case_affects_nothing() -> None:
     extraction = extract("# Autofill not working #11384\n\nDetails below.", author="magicWF")
 
