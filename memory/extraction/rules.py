@@ -994,8 +994,8 @@ class _Reader:
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
         surface = None
-        if where is not None and not _names_platform(where["np"]):
-            surface = self.surface(where["np"], clause)
+        if where is not None and not _names_platform(where["np"] or where["lower"]):
+            surface = self.surface(where["np"] or where["lower"], clause)
         if surface is None:
             # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
             # utilisation", "Client update … broke MagicDNS": the product the title names
@@ -2709,7 +2709,10 @@ _TITLE_OBJECT = re.compile(
     r"\b(?:broke|breaks|broken|crashes|crashed|freezes|froze)"
     r" (?P<np>[\w.+-]+(?: [\w.+-]+){0,2})$", _I)
 _TITLE_WHERE = re.compile(
-    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
+    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$"
+    # "… when logging into desktop app", "… when using exit node": where, in lower case too
+    r"|\b(?:into|when using|while using|when using the|via|through) (?:the |my )?"
+    r"(?P<lower>[a-z][\w.+-]*(?: [a-z][\w.+-]*){0,2})\s*$")
 
 MAX_SENTENCE_LENGTH = 600
 """A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status

@@ -1046,6 +1046,8 @@ def test_a_feature_said_in_lower_case_is_reported_but_is_no_product(text: str) -
     ("Client Update from 1.36.0 to 1.36.1 broke MagicDNS #7257", "MagicDNS"),  # ts-7257
     ("E2E_Node flaky suite is not showing results #52203",
      "E2E_Node Flaky Suite"),  # k8s-52203-dashpole-2017-09-08
+    ("Not receiving 2FA email when logging into desktop app #16834",
+     "Desktop App"),  # bw-16834-marcontheball-2025-10-10
 ])
 def test_a_report_title_affects_the_product_it_names(title: str, product: str) -> None:
     extraction = extract(f"# {title}\n\nDetails below.", author="psarchives")
