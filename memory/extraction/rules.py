@@ -252,7 +252,7 @@ _ISSUE_HEADS = frozenset(
 )
 _EVENT_HEADS = (
     "backfill", "deploy", "deployment", "release", "maintenance", "migration", "upgrade",
-    "restart", "sync", "import", "batch", "job", "cron", "update",
+    "restart", "sync", "import", "batch", "job", "cron", "update", "change",
 )
 _ORG_SUFFIXES = frozenset(
     {"inc", "corp", "corporation", "ltd", "llc", "gmbh", "co", "labs", "plc", "ag", "limited",
@@ -1017,6 +1017,13 @@ class _Reader:
             word = "flaky" if said.startswith("flak") else "failing"
             self.status(test, word, clause, reported=False)
         event = _EVENT.search(words)
+        broke = _TITLE_OBJECT.search(words)
+        if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(
+                words[:broke.start()].strip())) is not None and (
+                name := _event_name(cause["event"])):
+            # "Client Update from 1.36.0 to 1.36.1 broke MagicDNS": the problem came after it
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
                                                           or "Event"), clause)
@@ -2705,6 +2712,9 @@ _FLAKY_TITLE = re.compile(
     r"|failed))\b(?! to\b)", _I)
 _TEST_HEADS = frozenset({"test", "tests", "suite", "job", "jobs", "check", "checks", "ci", "e2e",
                          "build", "builds", "pipeline", "lane"})
+_EVENT_SUBJECT = re.compile(
+    rf"^(?:the |a |an |latest |last |recent )*(?P<event>(?:[\w.-]+ ){{0,2}}?(?:{_EVENT_ALT})s?"
+    r"(?: (?:from|to) [\w.-]*\d[\w.-]*){0,2})$", _I)
 _TITLE_OBJECT = re.compile(
     r"\b(?:broke|breaks|broken|crashes|crashed|freezes|froze)"
     r" (?P<np>[\w.+-]+(?: [\w.+-]+){0,2})$", _I)

@@ -1068,6 +1068,17 @@ def test_a_support_title_that_names_a_problem_area_is_a_report(title: str) -> No
     assert [f.relation for f in extraction.facts if f.relation == "REPORTED"] == ["REPORTED"]
 
 
+def test_an_update_that_broke_a_product_precedes_the_problem() -> None:
+    # ts-7257-gitlankford-2023-02-11
+    extraction = extract("# Client Update from 1.36.0 to 1.36.1 broke MagicDNS #7257\n\nx",
+                         author="gitlankford")
+
+    issue = "Client Update from 1.36.0 to 1.36.1 broke MagicDNS (#7257)"
+    assert signatures(extraction) == {
+        ("Gitlankford", "REPORTED", issue), (issue, "AFFECTS", "MagicDNS"),
+        (issue, "PRECEDED_BY", "Client Update From 1.36.0 to 1.36.1")}
+
+
 def test_a_report_title_about_a_feature_in_lower_case_affects_nothing() -> None:
     extraction = extract("# Autofill not working #11384\n\nDetails below.", author="magicWF")
 
