@@ -478,7 +478,10 @@ _CLAUSE_BREAK = re.compile(
     rf"|,?\s+and\s+(?P<shared>(?={_SHARED_SUBJECT_VERB}))"
     r"|,\s+(?:and|but|so)\s+|\s+(?:but|so)\s+"
     rf"|\s+(?P<plain>and)\s+(?={_CLAUSE_START})"
-    r"|,\s+(?=(?:I|we|it|they|that work|this work)\s))"
+    r"|,\s+(?=(?:I|we|it|they|that work|this work)\s)"
+    # "Released the benchmark last week, profiled all clients": the next done item
+    r"|,\s+(?=(?:profiled|published|released|merged|fixed|added|implemented|finished"
+    r"|completed|opened|closed|shipped|landed|wrote|created|launched|delivered)\s))"
 )
 # "Hi team, …" / "Quick update - …": a greeting says nothing.
 _GREETING = re.compile(
@@ -2149,6 +2152,8 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
         return False
     for item in items:
         for doer in doers:
+            if r.heading_agent is not None and doer == r.speaker == r.heading_agent:
+                continue  # "## Lighthouse" / "- Released X": a done item, no one's work now
             r.owns(doer, item, c)
     return _statuses(r, list(items), word, c, reported=False)
 

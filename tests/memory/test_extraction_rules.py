@@ -929,6 +929,14 @@ def test_an_item_waits_on_the_change_that_covers_it(line: str) -> None:
         "openjs-foundation/cross-project-council#321")}
 
 
+def test_a_teams_done_items_give_their_status_and_no_responsibility() -> None:
+    # ethpm-allcoredevs-cl-meetings-call-039-s22 (GUIDE §8.10)
+    extraction = extract("## TXRX\n\n* Released Client benchmark last week, profiled all "
+                         "Genesis clients and published a small report\n", author="")
+
+    assert signatures(extraction) == {("Client Benchmark", "HAS_STATUS", "Released")}
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
