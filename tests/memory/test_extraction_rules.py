@@ -937,6 +937,16 @@ def test_a_teams_done_items_give_their_status_and_no_responsibility() -> None:
     assert signatures(extraction) == {("Client Benchmark", "HAS_STATUS", "Released")}
 
 
+@pytest.mark.parametrize("line", [
+    "v 0.12 update is going well.",  # ethpm-allcoredevs-cl-meetings-call-041-s16
+    "v 0.12 update is almost complete.",
+])
+def test_work_going_well_or_almost_done_is_in_progress(line: str) -> None:
+    extraction = extract(f"## Teku\n\n* {line}\n", author="")
+
+    assert ("V 0.12 Update", "HAS_STATUS", "In Progress") in signatures(extraction)
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
