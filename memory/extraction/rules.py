@@ -2551,6 +2551,9 @@ _ACTION_VERBS = (
     r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
     r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
     r"|spent some time|is driving|are driving|(?:is|are) handling"
+    # "Josh: doing it", "Mara: I'll take it": volunteering for the item
+    r"|doing (?:it|this)|on (?:it|this)|(?:will|can) do (?:it|this)|taking (?:it|this)"
+    r"|I will (?:do|take|handle) (?:it|this)|I can (?:do|take) (?:it|this)"
     # "Brian has working draft", "Ben created a draft Google form": work under way on the item
     r"|(?:has|have|created|wrote|drafted|opened|prepared|submitted|started)"
     r" (?:a |an |the )?(?:[\w-]+ ){0,2}?(?:draft|pr|proposal|patch|form|doc|document|write-?up))\b"

@@ -824,6 +824,8 @@ _ITEM_1472 = ("* Improve the onboarding [#1472](https://github.com/openjs-founda
     # cpc-meetings-2020-2020-11-17-s7, cpc-meetings-2024-2024-06-11-s8: work under way
     ("Brian has working draft, want a few more attorney reviews.", {"Brian"}),
     ("Ben created a draft Google form for potential applicants.", {"Ben"}),
+    # lang-minutes-2021-06-01-s22: volunteering for the item
+    ("Josh: doing it", {"Josh"}),
 ])
 def test_an_action_item_makes_its_people_responsible_for_the_item_above(
         line: str, people: set[str]) -> None:
