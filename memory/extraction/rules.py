@@ -907,6 +907,7 @@ class _Reader:
         """Who speaks in the passage being read ("**Vitalik**: …" in a transcript): the "I" of
         its sentences."""
         self.team_reporters: dict[tuple[str, ...], str] = {}
+        self.headings_read: set[str] = set()
         """Who reported first under each team's heading (see _read_team_speaker)."""
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
@@ -945,10 +946,13 @@ class _Reader:
         first = document.passages[0].text.strip() if document.passages else None
         if self.own is not None:
             self._read_title(title)
+        if document.first_line.lstrip().startswith("#"):
+            self._read_heading_by((document.first_line,))  # a heading over a table, say
         for index, passage in enumerate(document.passages):
             if index == 0 and self.own is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
             self.context = self._context_of(passage, title)
+            self._read_heading_by(passage.headings)
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
             self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
                 passage.headings, title if self.own is not None else None)
@@ -1049,6 +1053,11 @@ class _Reader:
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
+        if self.context is not None:
+            # "Niko would like to see a full matrix (Niko to comment)": the aside is an action
+            for aside in _ASIDE.findall(self.masked.text):
+                if _ACTION_ITEM.match(aside.strip()):
+                    self._read_about_context(aside.strip(), sentence)
         if self.context is not None and self._read_about_context(text, sentence):
             return
         if self._read_after_reference(text, sentence):
@@ -1183,6 +1192,31 @@ class _Reader:
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
+
+    def _read_heading_by(self, headings: tuple[str, ...]) -> None:
+        """ "## Pres 04: Gossipsub V2 by @ppopth": the handle is responsible for the item the
+        heading names (once per heading)."""
+        if not headings or headings[-1] in self.headings_read:
+            return
+        heading = headings[-1]
+        self.headings_read.add(heading)
+        masked = mask(heading.strip("*_# "))
+        by = _BY_HANDLE.match(masked.text.strip())
+        if by is None:
+            return
+        who = masked.references.get(by["who"])
+        if who is None or who.type != "Person":
+            return
+        refs = [r for w in PLACEHOLDER_REF.findall(by["item"])
+                if (r := masked.references.get(w)) is not None and r.type == "WorkItem"]
+        if refs:
+            item = ExtractedEntity(refs[-1].name, "WorkItem")
+        elif (phrase := _noun_phrase(by["item"])) is not None:
+            item = ExtractedEntity(_display(phrase), "WorkItem")
+        else:
+            return
+        clause = _Clause(text="", kind="main", sentence=heading, ordinal=self.ordinal)
+        self.fact(ExtractedEntity(who.name, "Person"), RESPONSIBLE_FOR, item, clause)
 
     def _read_team_speaker(self, headings: tuple[str, ...]) -> ExtractedEntity | None:
         """ "## 3.1 Teku" then "**Ben**:" on a line of its own: in a round of team updates, who
@@ -2622,6 +2656,10 @@ _NOTICED = re.compile(
 # "**Aditya Asgaonkar**: …", "**Danny** [1:07](…): …": a transcript's speaker.
 _TRANSCRIPT_SPEAKER = re.compile(
     r"^\*\*(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})\*\*(?:\s*\[[^\]]*\]\([^)]*\))?:\s")
+_ASIDE = re.compile(r"\(([^()]{4,80})\)")
+# "## Pres 04: Gossipsub V2 by @ppopth": a talk or proposal and who gives it
+_BY_HANDLE = re.compile(
+    r"^(?:[\w .'-]{1,30}:\s*)?(?P<item>[^:]{3,100}?)\s+by\s+(?P<who>zzref\d+zz)$", _I)
 _PERSON_HEADING = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}")
 # An agenda line: the item's title and reference, then a sentence about it.
 _AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<rest>[A-Z@].{3,})$")

@@ -949,6 +949,24 @@ def test_work_going_well_or_almost_done_is_in_progress(line: str) -> None:
     assert ("V 0.12 Update", "HAS_STATUS", "In Progress") in signatures(extraction)
 
 
+def test_a_heading_that_gives_a_talk_and_its_speaker_makes_them_responsible() -> None:
+    # ethpm-breakout-room-meetings-leanconsensus-meeting-03-s7
+    extraction = extract("## Pres 04: Gossipsub V2 by @ppopth\n\n| Topic | Details |\n"
+                         "| --- | --- |\n| V2 | Peers send IANNOUNCE |\n", author="")
+
+    assert signatures(extraction) == {("@ppopth", "RESPONSIBLE_FOR", "Gossipsub V2")}
+
+
+def test_an_action_item_in_parentheses_is_read() -> None:
+    # lang-minutes-2021-09-28-s35
+    extraction = extract('### "Determine how to handle casting" rust#88621\n\n* Niko would like '
+                         'to see a "full matrix" of what is allowed (Niko to comment)\n',
+                         author="")
+
+    assert signatures(extraction) == {
+        ("Niko", "RESPONSIBLE_FOR", "Determine how to handle casting (rust#88621)")}
+
+
 def test_a_heading_that_names_a_team_speaks_for_the_lines_under_it() -> None:
     extraction = extract("## 2.3 Lighthouse\n\n- Working on the discv5 implementation.\n",
                          author="")
