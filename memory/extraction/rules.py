@@ -273,8 +273,10 @@ _VAGUE_NOUNS = frozenset(
      "nobody", "time", "help", "more", "things", "stuff", "all", "team", "work", "lunch",
      "today", "tomorrow", "yesterday", "you", "them", "feedback", "progress", "that", "this",
      "it", "one", "way", "lot", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday", "pr", "patch", "commit", "change"}  # "Merged PR that …": which?
+     "saturday", "sunday"}
 )
+# A change named by its kind alone ("Merged PR that …"): which one? ("the auth PR" is one.)
+_BARE_CHANGES = frozenset({"pr", "prs", "patch", "commit", "change", "changes"})
 # Words that cannot be part of a noun phrase: when they appear, the pattern read the clause wrong.
 _NOT_IN_NOUN_PHRASE = frozenset(
     {"i", "we", "you", "they", "he", "she", "me", "us", "him", "them", "is", "are", "was",
@@ -604,7 +606,7 @@ def _noun_phrase(raw: str) -> str | None:
     if not _NOT_IN_NOUN_PHRASE.isdisjoint(lowered):
         return None
     if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
-                            in _VAGUE_NOUNS):
+                            in _VAGUE_NOUNS or lowered[0] in _BARE_CHANGES):
         return None
     if not _grammatical(tuple(words)):
         return None

@@ -1176,6 +1176,14 @@ def test_the_same_problem_in_the_same_circumstances_names_no_problem() -> None:
                    author="Martouta", author_type="Customer").facts == []
 
 
+def test_a_change_named_by_its_kind_alone_is_no_entity_but_a_named_one_is() -> None:
+    # ethpm-allcoredevs-cl-meetings-call-050-s18: which PR?
+    assert extract("## Teku\n\n- Merged PR that reduced memory consumption by half a gig.\n",
+                   author="").facts == []
+    assert ("Checkout Flow", "DEPENDS_ON", "Auth PR") in signatures(
+        extract("The checkout flow is blocked on the auth PR.", author="Alice"))
+
+
 def test_errors_read_off_the_logs_are_no_report() -> None:
     # dfw-1485-jasonbivins-2018-01-09: an agent reading a customer's diagnostics
     extraction = extract("I see WMI and VMMS errors in the logs, try restarting Windows and then "
