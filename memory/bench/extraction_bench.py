@@ -15,8 +15,10 @@ that is the rules extractor, the embedded default. Predicted facts are matched t
   ``RFC 123``);
 * each gold fact matches at most one predicted fact (a maximum matching per episode).
 
-Strict figures require equal normalised names. Precision, recall and counts are given per genre
-and per relation on each split, with the extraction speed.
+Predicted names are compared without the brand a support source scopes them to ("Login Failures
+(Warp)" is compared as "Login Failures"). Strict figures require equal normalised names.
+Precision, recall and counts are given per genre and per relation on each split, with the
+extraction speed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from memory.extraction import Extraction
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
+from memory.support import brand_of
 
 SPLITS = ("dev", "test")
 GENRES = ("tracker", "meeting", "support")
@@ -58,6 +61,8 @@ class Fact:
     target: str
     implicit: bool = False
     """A gold endpoint only the thread's metadata names (neither the content nor the author)."""
+    sentence: str = field(default="", compare=False)
+    """The sentence the fact was read from (shown by the miss listing, never compared)."""
 
 
 @dataclass
@@ -100,7 +105,8 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
             gold = [fact for item in record["gold_facts"]
                     if (fact := normalized_fact(item["source"], item["relation"],
                                                 item["target"], ontology,
-                                                implicit=bool(item.get("implicit"))))]
+                                                implicit=bool(item.get("implicit")),
+                                                sentence=item.get("sentence") or ""))]
             episodes.append(CorpusEpisode(record, gold, path.stem))
     return episodes
 
@@ -134,17 +140,19 @@ _KEY = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b")
 
 
 def normalized_fact(source: str, relation: str, target: str, ontology: Ontology, *,
-                    implicit: bool = False) -> Fact | None:
+                    implicit: bool = False, sentence: str = "") -> Fact | None:
     """The fact with its relation in canonical form (reversed names swap the endpoints);
     ``None`` for a relation neither the ontology nor the proposed additions know."""
     key = relation.strip().upper().replace(" ", "_").replace("-", "_")
     if key in PROPOSED_RELATIONS:
-        return Fact(source, key, target, implicit)
+        return Fact(source, key, target, implicit, sentence)
     found = ontology.normalize_relation(relation)
     if found is None:
         return None
     name, swap = found
-    return Fact(target, name, source, implicit) if swap else Fact(source, name, target, implicit)
+    if swap:
+        return Fact(target, name, source, implicit, sentence)
+    return Fact(source, name, target, implicit, sentence)
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -371,10 +379,20 @@ def run_extraction_bench(episodes: Sequence[CorpusEpisode], *,
             extraction.extractor, 0) + 1
         for entity in extraction.all_entities():
             known.setdefault(normalize_name(entity.name), entity.type)
+        brand = brand_of(episode.source)
         predicted = [fact for f in extraction.facts
-                     if (fact := normalized_fact(f.source, f.relation, f.target, ontology))]
+                     if (fact := normalized_fact(unscoped(f.source, brand), f.relation,
+                                                 unscoped(f.target, brand), ontology,
+                                                 sentence=f.sentence))]
         result.scores.append(score_episode(corpus_episode, predicted))
     return result
+
+
+def unscoped(name: str, brand: str | None) -> str:
+    """The name the reader gave, without the brand a support source scopes it to
+    (``memory.support.scoped``: "Login Failures (Warp)"): the scope is the graph's way to keep
+    two brands' problems apart, not words of the text, and the labels do not carry it."""
+    return name.removesuffix(f" ({brand})") if brand else name
 
 
 # --- Reports -------------------------------------------------------------------------------------
@@ -428,6 +446,34 @@ def report_tables(figures: dict[str, Any], *, markdown: bool = False) -> list[st
                 f" = {_cell(speed)} episodes/s; extractors: "
                 + ", ".join(f"{k} ×{v}" for k, v in sorted(figures["extractors"].items()))]
     return out
+
+
+def miss_listing(scores: Iterable[EpisodeScore]) -> list[str]:
+    """Per episode, the gold facts no prediction matched (``-``, ``*`` when implicit) and the
+    predictions that matched no gold fact (``+``): what to read when working on recall or
+    precision. Only episodes with either are listed."""
+    out: list[str] = []
+    for score in scores:
+        matched_gold = {i for i, _ in score.matched}
+        matched_predicted = {j for _, j in score.matched}
+        missed = [g for i, g in enumerate(score.episode.gold) if i not in matched_gold]
+        wrong = [p for j, p in enumerate(score.predicted) if j not in matched_predicted]
+        if not missed and not wrong:
+            continue
+        record = score.episode.record
+        out.append(f"== {record.get('external_id')} ({score.episode.genre}, "
+                   f"{score.episode.split}, {score.episode.batch}; author "
+                   f"{record.get('author') or '-'})")
+        out += [f"  {'*' if g.implicit else '-'} {g.source} {g.relation} {g.target}"
+                f"  «{_excerpt(g.sentence)}»" for g in missed]
+        out += [f"  + {p.source} {p.relation} {p.target}  «{_excerpt(p.sentence)}»"
+                for p in wrong]
+    return out
+
+
+def _excerpt(sentence: str, limit: int = 200) -> str:
+    flat = " ".join(sentence.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
 def write_outputs(directory: Path, figures: dict[str, Any], meta: dict[str, Any]) -> tuple[

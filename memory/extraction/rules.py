@@ -209,7 +209,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.symptoms import find_problem, find_symptom, problem_name, tokens_after
+from memory.extraction.symptoms import (
+    SYMPTOMS,
+    find_problem,
+    find_symptom,
+    problem_name,
+    tokens_after,
+)
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
@@ -256,7 +262,7 @@ _ISSUE_HEADS = frozenset(
 )
 _EVENT_HEADS = (
     "backfill", "deploy", "deployment", "release", "maintenance", "migration", "upgrade",
-    "restart", "sync", "import", "batch", "job", "cron", "update",
+    "restart", "sync", "import", "batch", "job", "cron", "update", "change",
 )
 _ORG_SUFFIXES = frozenset(
     {"inc", "corp", "corporation", "ltd", "llc", "gmbh", "co", "labs", "plc", "ag", "limited",
@@ -279,6 +285,8 @@ _VAGUE_NOUNS = frozenset(
      "it", "one", "way", "lot", "monday", "tuesday", "wednesday", "thursday", "friday",
      "saturday", "sunday"}
 )
+# A change named by its kind alone ("Merged PR that …"): which one? ("the auth PR" is one.)
+_BARE_CHANGES = frozenset({"pr", "prs", "patch", "commit", "change", "changes"})
 # Words that cannot be part of a noun phrase: when they appear, the pattern read the clause wrong.
 _NOT_IN_NOUN_PHRASE = frozenset(
     {"i", "we", "you", "they", "he", "she", "me", "us", "him", "them", "is", "are", "was",
@@ -330,6 +338,9 @@ _STATUS_WORDS: dict[str, str] = {
     "on track": "on track", "on schedule": "on track",
     "in progress": "in progress", "underway": "in progress", "under way": "in progress",
     "in flight": "in progress", "work in progress": "in progress", "wip": "in progress",
+    "going well": "in progress", "almost complete": "in progress", "almost done": "in progress",
+    "nearly complete": "in progress", "nearly done": "in progress",
+    "almost finished": "in progress", "progressing": "in progress",
     "on hold": "on hold", "paused": "on hold",
     "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed", "late": "delayed",
     "slipping": "slipped", "slipped": "slipped",
@@ -387,12 +398,13 @@ _TYPOGRAPHY = str.maketrans(
 )
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)")
 _CONTRACTION = re.compile(
-    r"\b(?:can't|can not|won't|I'm|it's|that's|there's|he's|she's|what's)\b"
+    r"\b(?:can't|can not|won't|wont|I'm|it's|that's|there's|he's|she's|what's)\b"
     r"|n't\b|'re\b|'ve\b|'ll\b|'d\b",
     _I,
 )
 _CONTRACTIONS = {
-    "can't": "cannot", "can not": "cannot", "won't": "will not", "i'm": "I am", "it's": "it is",
+    "can't": "cannot", "can not": "cannot", "won't": "will not", "wont": "will not",
+    "i'm": "I am", "it's": "it is",
     "that's": "that is", "there's": "there is", "he's": "he is", "she's": "she is",
     "what's": "what is", "n't": " not", "'re": " are", "'ve": " have", "'ll": " will",
     "'d": " would",
@@ -400,10 +412,14 @@ _CONTRACTIONS = {
 # Words that change nothing a rule reads ("I'm *also* waiting", "it is *now* live").
 _FILLER = re.compile(
     r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
-    r"|unfortunately|basically|totally|fully|completely|effectively|as well|too)\b",
+    r"|unfortunately|basically|totally|fully|completely|effectively|as well|too|primarily"
+    r"|mainly|mostly|largely)\b",
     _I,
 )
 # "not blocked anymore" says the same as "no longer blocked".
+# "But autofill does not work", "Even the terminal will not open": a word that links the
+# sentence to the one before says nothing a rule reads.
+_DISCOURSE = re.compile(r"^(?:but|and|even|plus|however|then|yet|and now|but now),?\s+(?=\w)", _I)
 _NOT_ANYMORE = re.compile(
     r"\b(is|are|am) not (blocked|waiting|stuck|held up)\b(.*?)\s*\bany ?more\b", _I
 )
@@ -425,7 +441,8 @@ _DIGIT = re.compile(r"\d")
 # Words without which a cleaning regex has nothing to do (checked on a set: far cheaper).
 _FILLER_WORDS = _word_set(
     "also still currently now really just finally officially actually already again"
-    " unfortunately basically totally fully completely effectively well too"
+    " unfortunately basically totally fully completely effectively well too primarily mainly"
+    " mostly largely"
 )
 _ADVERBIAL_WORDS = _word_set(
     "yesterday today tonight recently far moment now anymore morning afternoon evening week"
@@ -476,7 +493,10 @@ _CLAUSE_BREAK = re.compile(
     rf"|,?\s+and\s+(?P<shared>(?={_SHARED_SUBJECT_VERB}))"
     r"|,\s+(?:and|but|so)\s+|\s+(?:but|so)\s+"
     rf"|\s+(?P<plain>and)\s+(?={_CLAUSE_START})"
-    r"|,\s+(?=(?:I|we|it|they|that work|this work)\s))"
+    r"|,\s+(?=(?:I|we|it|they|that work|this work)\s)"
+    # "Released the benchmark last week, profiled all clients": the next done item
+    r"|,\s+(?=(?:profiled|published|released|merged|fixed|added|implemented|finished"
+    r"|completed|opened|closed|shipped|landed|wrote|created|launched|delivered)\s))"
 )
 # "Hi team, …" / "Quick update - …": a greeting says nothing.
 _GREETING = re.compile(
@@ -596,7 +616,7 @@ def _noun_phrase(raw: str) -> str | None:
     if not _NOT_IN_NOUN_PHRASE.isdisjoint(lowered):
         return None
     if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
-                            in _VAGUE_NOUNS):
+                            in _VAGUE_NOUNS or lowered[0] in _BARE_CHANGES):
         return None
     if not _grammatical(tuple(words)):
         return None
@@ -718,6 +738,9 @@ def _head_type(words: list[str]) -> str | None:
     return None
 
 
+_CANONICAL_SYMPTOMS = {name.lower(): name for name in SYMPTOMS}
+
+
 def issue_name(phrase: str) -> str | None:
     """The normalized name of an error-like phrase, or None if the phrase names no issue.
 
@@ -725,6 +748,9 @@ def issue_name(phrase: str) -> str | None:
     failures → ``"Login Failures"``; latency/slowness → ``"Latency"``; otherwise a phrase ending
     with an issue word, without articles and intensity words, its last word made plural.
     """
+    canonical = _CANONICAL_SYMPTOMS.get(phrase.strip().lower())
+    if canonical is not None:
+        return canonical  # already a symptom's canonical name ("High Memory Usage")
     code = _HTTP_CODE.search(phrase)
     if code:
         return f"{code.group('code')} Errors"
@@ -888,6 +914,13 @@ class _Reader:
         self.ordinal = 0
         self.masked = mask("")
         self.own: Reference | None = None
+        self.own_is_section = False
+        self.passage_speaker: ExtractedEntity | None = None
+        """Who speaks in the passage being read ("**Vitalik**: …" in a transcript): the "I" of
+        its sentences."""
+        self.team_reporters: dict[tuple[str, ...], str] = {}
+        self.headings_read: set[str] = set()
+        """Who reported first under each team's heading (see _read_team_speaker)."""
         """The episode's own item, when its first line is a title with a number."""
         self.title_reported = False
         """The title already reports the problem: the body's symptoms restate it."""
@@ -918,6 +951,9 @@ class _Reader:
 
     def read(self, document: Document) -> None:
         self.own = title_line(document.first_line)
+        # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
+        # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
+        self.own_is_section = document.first_line.lstrip().startswith("##")
         title = document.first_line.lstrip("# ").strip()
         # "Mark: I think…", "**Danny**: …": the people who speak in minutes are people
         self.speakers = {m["name"] for p in document.passages
@@ -925,14 +961,21 @@ class _Reader:
         first = document.passages[0].text.strip() if document.passages else None
         if self.own is not None:
             self._read_title(title)
+        if document.first_line.lstrip().startswith("#"):
+            self._read_heading_by((document.first_line,))  # a heading over a table, say
         for index, passage in enumerate(document.passages):
             if index == 0 and self.own is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
             self.context = self._context_of(passage, title)
-            self.heading_agent = _heading_agent(passage.headings,
-                                                title if self.own is not None else None)
+            self._read_heading_by(passage.headings)
+            # under "### Parity" / "**Wei**", Wei's lines report Parity's work
+            self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
+                passage.headings, title if self.own is not None else None)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
+            marker = _TRANSCRIPT_SPEAKER.match(passage.text)
+            self.passage_speaker = ExtractedEntity(marker["name"], "Person") if (
+                marker is not None and not _NOT_AGENTS.match(marker["name"])) else None
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 
@@ -959,8 +1002,12 @@ class _Reader:
         follows. A pull request's title ("Fix wrong directories in PATH") reports nothing."""
         own = self.own
         assert own is not None
+        if own.title and "#" in own.title:
+            # "Fix #1178 #1189": the title masks as one titled reference; its words hold the other
+            self.masked = mask(own.title)
+            self._read_closing_keywords(title)
         self.masked = mask(title)
-        self._read_closing_keywords(title)  # "Fix #1178 #1189"
+        self._read_closing_keywords(title)
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None:
             return
@@ -976,14 +1023,38 @@ class _Reader:
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
         self.fact(self.author, REPORTED, issue, clause)
         where = _TITLE_WHERE.search(words)
-        if where is not None and where["np"].split(" ")[-1].lower() not in _PLATFORMS and (
-                where["np"].split(" ")[0].lower() not in _PLATFORMS):
-            surface = self.surface(where["np"], clause)
-            if surface is not None and surface.name[:1].isupper():
-                self.fact(issue, AFFECTS, surface, clause)
+        surface = None
+        if where is not None and not _names_platform(where["np"] or where["lower"]):
+            surface = self.surface(where["np"] or where["lower"], clause)
+        if surface is None:
+            # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
+            # utilisation", "Client update … broke MagicDNS": the product the title names
+            subject = _TITLE_SUBJECT.match(words) or _TITLE_OBJECT.search(words)
+            candidate = self.surface(subject["np"], clause) if subject is not None else None
+            if candidate is not None and _names_product(self, subject["np"], candidate):
+                surface = candidate
+        if surface is not None and surface.name[:1].isupper():
+            self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
         self.title_problem_unknown = problem_name(words) is None
+        flaky = _FLAKY_TITLE.match(words)
+        said = (flaky["st"] or flaky["verb"]).lower() if flaky is not None else ""
+        if flaky is not None and not said.startswith("flak") and (
+                flaky["np"].lower().split(" ")[-1] not in _TEST_HEADS):
+            flaky = None  # "Docker fails to start": a product's symptom, not a test's status
+        if flaky is not None and (name := _noun_phrase(flaky["np"])) is not None:
+            # "NodeProblemDetector [NodeFeature:…] is flaky": the test's status, as reported
+            test = ExtractedEntity(_display(name), self._known_type(name) or "Service")
+            word = "flaky" if said.startswith("flak") else "failing"
+            self.status(test, word, clause, reported=False)
         event = _EVENT.search(words)
+        broke = _TITLE_OBJECT.search(words)
+        if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(
+                words[:broke.start()].strip())) is not None and (
+                name := _event_name(cause["event"])):
+            # "Client Update from 1.36.0 to 1.36.1 broke MagicDNS": the problem came after it
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
                                                           or "Event"), clause)
@@ -1003,7 +1074,14 @@ class _Reader:
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
+        if self.context is not None:
+            # "Niko would like to see a full matrix (Niko to comment)": the aside is an action
+            for aside in _ASIDE.findall(self.masked.text):
+                if _ACTION_ITEM.match(aside.strip()):
+                    self._read_about_context(aside.strip(), sentence)
         if self.context is not None and self._read_about_context(text, sentence):
+            return
+        if self._read_after_reference(text, sentence):
             return
         speech = _SPEECH.match(text)
         if speech is not None and _has_verb(speech["rest"]):
@@ -1163,6 +1241,67 @@ class _Reader:
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
 
+    def _read_heading_by(self, headings: tuple[str, ...]) -> None:
+        """ "## Pres 04: Gossipsub V2 by @ppopth": the handle is responsible for the item the
+        heading names (once per heading)."""
+        if not headings or headings[-1] in self.headings_read:
+            return
+        heading = headings[-1]
+        self.headings_read.add(heading)
+        masked = mask(heading.strip("*_# "))
+        by = _BY_HANDLE.match(masked.text.strip())
+        if by is None:
+            return
+        who = masked.references.get(by["who"])
+        if who is None or who.type != "Person":
+            return
+        refs = [r for w in PLACEHOLDER_REF.findall(by["item"])
+                if (r := masked.references.get(w)) is not None and r.type == "WorkItem"]
+        if refs:
+            item = ExtractedEntity(refs[-1].name, "WorkItem")
+        elif (phrase := _noun_phrase(by["item"])) is not None:
+            item = ExtractedEntity(_display(phrase), "WorkItem")
+        else:
+            return
+        clause = _Clause(text="", kind="main", sentence=heading, ordinal=self.ordinal)
+        self.fact(ExtractedEntity(who.name, "Person"), RESPONSIBLE_FOR, item, clause)
+
+    def _read_team_speaker(self, headings: tuple[str, ...]) -> ExtractedEntity | None:
+        """ "## 3.1 Teku" then "**Ben**:" on a line of its own: in a round of team updates, who
+        reports first under a team's heading speaks for it — a member of that team (whoever
+        speaks after, "**Tim Beiko**" moderating, does not)."""
+        if len(headings) < 2:
+            return None
+        name = headings[-1].strip("*_#: ")
+        team = _heading_agent(headings[:-1], None)
+        if team is None or not _PERSON_HEADING.fullmatch(name) or _NOT_AGENTS.match(name) or (
+                _key(name) == _key(team.name)) or not all(
+                _names_a_person(word, bare=False) for word in name.split(" ")):
+            return None
+        if self.team_reporters.setdefault(headings[:-1], name) != name:
+            return None
+        clause = _Clause(text="", kind="main", sentence=headings[-1], ordinal=self.ordinal)
+        self.fact(ExtractedEntity(name, "Person"), MEMBER_OF, team, clause)
+        return team
+
+    def _read_after_reference(self, text: str, sentence: str) -> bool:
+        """ "Improving Diversity … [#699](…) Tobie to coordinate some follow up meetings": an
+        agenda line that names its item, then says something about it, reads the words after
+        the reference with the item as their context."""
+        after = _AFTER_REFERENCE.match(text)
+        if after is None:
+            return False
+        reference = self.masked.references.get(after["ref"])
+        if reference is None or reference.type != "WorkItem" or (
+                self.own is not None and reference.key == self.own.key):
+            return False
+        context, is_own = self.context, self.context_is_own
+        self.context, self.context_is_own = ExtractedEntity(reference.name, "WorkItem"), False
+        try:
+            return self._read_about_context(after["rest"], sentence)
+        finally:
+            self.context, self.context_is_own = context, is_own
+
     def _read_about_context(self, text: str, sentence: str) -> bool:
         """Lines about the item above them, which they do not name: action items ("ACTION:
         Michael to comment and then close", "Brian will start the application") make their
@@ -1178,19 +1317,41 @@ class _Reader:
         self.in_context = True
         try:
             action = _ACTION_ITEM.match(words)
-            if action is not None and action["verb"] == "to" and self.context_is_own:
+            if action is None and words != _clean(text):
+                # "ACTION ITEM: scottmcm to cancel FCP": after the label, a handle in lower case
+                action = _LABELLED_ACTION_ITEM.match(words)
+            if action is not None and action["verb"] == "to" and self.context_is_own and (
+                    not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
             if action is None and (done_by := _DONE_BY.match(words)) is not None:
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]
+            # "Robin and Kilye to look into it": beside a name no lexicon knows, a proper noun
+            # that is also a word ("Robin") is a name too; so is one the graph knows as a person
+            # ("Mark to comment on issue" where Mark spoke before).
+            beside_a_name = len(names) > 1 and any(
+                _names_a_person(name, bare=True) for name in names)
+            asked_to_act = action is not None and verb == "to" and bool(
+                _ACTION_VERB.match(words, action.end()))
+            clear = beside_a_name or asked_to_act
             if names and not _NOT_AGENTS.match(who) and all(
-                    name in self.speakers or _names_a_person(name, bare=verb == "to")
-                    for name in names):
+                    name in self.speakers or _names_a_person(name, bare=verb == "to" and not clear)
+                    or self._known_type(name) == "Person" for name in names) and not any(
+                    name.lower() in _NEVER_NAMES for name in names):
                 for name in names:
                     person = self.agent(name, clause) or ExtractedEntity(name, "Person")
                     self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
+            covered = _COVERED_BY.match(self.masked.text.strip()) or _COVERED_BY.match(words)
+            if covered is not None:
+                reference = self.masked.references.get(covered["ref"] or covered["ref2"])
+                if reference is not None and reference.type == "WorkItem" and (
+                        reference.name != self.context.name):
+                    # "discussed #321 which covers this": the item waits on what resolves it
+                    self.fact(self.context, DEPENDS_ON,
+                              ExtractedEntity(reference.name, "WorkItem"), clause)
+                    return True
             for pattern, word in _CONTEXT_STATUSES:
                 if pattern.match(words):
                     self.status(self.context, word, clause, reported=False)
@@ -1286,6 +1447,9 @@ class _Reader:
             if self._match(_REASON_PATTERNS, clause):
                 return
             clause.topic = None
+        noticed = _NOTICED.match(clause.text)
+        if noticed is not None and _has_verb(noticed["rest"]):
+            clause.text = noticed["rest"]  # "I noticed MagicDNS stops working": what was seen
         subjectless = _SUBJECTLESS.match(clause.text)
         if subjectless is not None:
             clause.text = f"I am {clause.text}" if subjectless["ing"] else f"I {clause.text}"
@@ -1299,7 +1463,12 @@ class _Reader:
             parts = _COMMA_OR_AND.split(clause.text)
         if len(parts) > 1:
             for part in parts:
-                self._match(_PATTERNS, replace(clause, text=part))
+                if not self._match(_PATTERNS, replace(clause, text=part)) and (
+                        _COPULA_INSIDE.search(part)):
+                    # "Gossip sub 1.1 is done, fork choice, state transition": the first list
+                    # item said whole before the "and"
+                    for piece in _COMMA_OR_AND.split(part):
+                        self._match(_PATTERNS, replace(clause, text=piece))
 
     def _match(self, patterns: _Patterns, clause: _Clause) -> bool:
         """Try the patterns in order; the first whose handler understands the clause wins. A
@@ -1407,6 +1576,9 @@ class _Reader:
     ) -> ExtractedEntity | None:
         """A person, team or customer named by a noun phrase (the doer of something)."""
         if self.is_first_person(raw):
+            if self.speaker is None and self.passage_speaker is not None and (
+                    _clean(raw).lower() in _FIRST_PERSON_SINGULAR):
+                return self.passage_speaker  # "**Alex**: I will spec the Gwei change"
             return self.speaker or self.author
         if self.speaker is not None and self.speaker.type == "Team" and _clean(raw).lower() in {
                 "they", "them", "the team"}:
@@ -1728,6 +1900,10 @@ def _on_member(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 # Support: who reports which issue, and where it shows.
 
 
+_IN_LOGS = re.compile(r"\b(?:in|from|on) (?:the |your |my |these |those )?(?:\w+ )?(?:logs?"
+                      r"|diagnostics|log files?|console output)\b", _I)
+
+
 def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts"."""
     subject = m["s"]
@@ -1738,6 +1914,8 @@ def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         if surface is None:
             return False
         reporter = r.author if subject.lower().startswith(_POSSESSIVE_FIRST_PERSON) else None
+    if _IN_LOGS.search(c.text):
+        return False  # "I see WMI errors in the logs": read off someone's logs, not a report
     issue = r.issue(m["i"])
     if issue is None:
         return False
@@ -1828,8 +2006,9 @@ _PROBLEM_PATTERN = (
     r"|(?:stopped|stops) (?:working|responding|resolving|loading)"
     r"|(?:does|do|did) not (?:work|start|load|open|run|resolve|connect)"
     r"|no longer (?:works?|starts?|loads?|resolves?)"
+    r"|(?:does|do|did) no longer (?:work|start|load|open|run|resolve|connect)"
     r"|(?:will not|cannot|can not|could not|fails to|failed to|unable to|never) (?:start|open"
-    r"|load|run|launch|connect|resolve|sync|work|boot|come up)s?"
+    r"|load|run|launch|connect|resolve|sync|work|boot|come up|log in|sign in)s?"
     r"|loads? forever|(?:very |really |extremely |so )?(?:unusable|unresponsive))"
     r"(?P<rest>[ ,.].*)?$"
 )
@@ -1842,6 +2021,19 @@ _NOT_PRODUCTS = frozenset(
      "this", "that", "anything", "nothing", "everything", "thing", "one", "above", "same",
      "button", "option", "setting", "issue", "problem", "error", "bug"}
 )
+
+
+def _on_same_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """ "I have the same issue of Docker stuck in starting": a customer who names the problem
+    they share reports it, in those words."""
+    if r.author is None or r.author.type not in {"Customer", "Person"} or r.speaker is not None:
+        return False
+    words = _OBJECT_END.split(_clean(m["i"]), maxsplit=1)[0]
+    if len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
+        return False  # "… with the same version of macOS": a circumstance, no problem named
+    issue = ExtractedEntity(_display(words), "Issue")
+    r.sentence.issues.append(issue)
+    return r.reports(r.author, issue, None, c)
 
 
 def _on_first_person_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -1881,10 +2073,42 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     r.sentence.issues.append(issue)
     reporter = r.author if r.author is not None and r.author.type in {"Customer", "Person"} else (
         None)
-    # The product is already in the issue's words; it affects another only when named after.
+    # "Docker fails to start" affects Docker; "… on the web vault" affects the web vault.
     where = _WHERE.match(r.masked.unmask(m["rest"] or "").strip(" ,.").lower())
-    elsewhere = r.surface(where["np"], c) if where is not None else None
+    elsewhere = None
+    if where is not None and not _names_platform(where["np"]):
+        elsewhere = r.surface(where["np"], c)
+    if elsewhere is None and _names_product(r, subject, surface):
+        elsewhere = surface
     return r.reports(reporter, issue, elsewhere, c)
+
+
+def _names_platform(phrase: str) -> bool:
+    """ "my windows 10 pro", "macOS": where a problem happens, not the product it is in."""
+    words = [w for w in phrase.lower().split() if w not in _DETERMINERS]
+    return bool(words) and (words[0] in _PLATFORMS or words[-1] in _PLATFORMS)
+
+
+_PRODUCT_CASE = re.compile(r"[a-z][A-Z]|[A-Z][A-Z0-9]|\w\.\w")
+
+
+def _names_product(r: _Reader, subject: str, surface: ExtractedEntity) -> bool:
+    """Whether the subject of a symptom names a product ("Docker fails to start", "MagicDNS
+    stops working") rather than a feature or a part said in lower case ("autofill does not
+    work", "the terminal will not open"): a product the graph knows, or a name written as one
+    (a capital inside the words — "MagicDNS", "Docker Desktop" — or a dotted name)."""
+    if surface.type not in {"Product", "Service"} or _names_platform(subject):
+        return False
+    if r._known_type(surface.name) in {"Product", "Service"}:
+        return True
+    words = subject.split()
+    if words and words[0].lower() in {"my", "our", "the", "this", "your", "it"}:
+        words = words[1:]
+    if not words:
+        return False
+    # A lone capitalised first word ("Autofill does not work") may only open the sentence.
+    return bool(_PRODUCT_CASE.search(" ".join(words))) or any(
+        w[:1].isupper() for w in words[1:])
 
 
 def _on_issue_said(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -1928,7 +2152,7 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         if surface is None:
             return False  # "the rollout is slow": said of something no product is
     where = _WHERE.match(tokens_after(text, end))
-    if where is not None and where["np"].split(" ")[-1] in {"log", "logs", "diagnostics"}:
+    if _IN_LOGS.search(text):
         return False  # "I see errors in the logs": read off someone's logs, not a report
     if where is not None and where["np"].split(" ")[-1] not in _NOT_SURFACES:
         surface = r.surface(where["np"], c) or surface
@@ -1943,7 +2167,11 @@ _FIRST_PERSON_SINGULAR = frozenset({"i", "me", "my"})
 _SUBJECT_BEFORE_VERB = re.compile(
     r"^(?P<np>(?:the |this |that |your )?[a-z0-9][\w-]*(?: [a-z0-9][\w-]*){0,3}?)"
     r"(?: (?:is|are|was|were|has been|have been|keeps|keep|kept|seems|seem|gets|get|got"
-    r"|started|starts|has|have|will|would|does|do|did|cannot))*$"
+    r"|started|starts|has|have|will|would|does|do|did|cannot))*"
+    # "Warp uses a significant amount of memory": the product eats the resource
+    r"(?: (?:uses|use|used|eats|eat|ate|consumes|consume|consumed|takes|take|took)"
+    r"(?: (?:a|an|the|so|too|way too))?(?: (?:significant|large|huge|big|massive|high|crazy"
+    r"|insane|ridiculous|unreasonable|excessive))?)?$"
 )
 _WHERE = re.compile(
     r"^(?:to|into|on|in|with|from|when using|when opening|while using|for|of) "
@@ -1958,7 +2186,12 @@ _NOT_SURFACES = frozenset({"account", "accounts", "it", "this", "that", "us", "m
 
 
 def _on_status(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    if _COPULA_INSIDE.search(m["s"]):
+        return False  # "Gossip sub 1.1 is done, fork choice … are done": two clauses, read apart
     return _statuses(r, r.subjects(m["s"], c), m["st"], c)
+
+
+_COPULA_INSIDE = re.compile(r"\b(?:is|are|was|were)\b[^,]*,", _I)
 
 
 def _on_cannot_move(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -2004,6 +2237,8 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
         return False
     for item in items:
         for doer in doers:
+            if r.heading_agent is not None and doer == r.speaker == r.heading_agent:
+                continue  # "## Lighthouse" / "- Released X": a done item, no one's work now
             r.owns(doer, item, c)
     return _statuses(r, list(items), word, c, reported=False)
 
@@ -2078,6 +2313,17 @@ def _on_owns(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _owned(r, owners, items, c)
 
 
+def _on_will_do(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    """Someone named (or "I" with a known speaker) says they will do a piece of work: they are
+    responsible for it. "We will …" names no one."""
+    if _clean(m["s"]).lower() in {"we", "us", "our team", "they", "you", "it", "this", "that"}:
+        return False
+    if r.is_first_person(m["s"]) and (r.speaker is None and r.passage_speaker is None
+                                       and r.author is None):
+        return False
+    return _on_owns(r, m, c)
+
+
 _OBJECT_END = re.compile(r"\s+(?:to|so|so that|in order to|because|which|that|as)\s+|\s*[,;(]\s*")
 
 
@@ -2108,12 +2354,21 @@ def _on_assigned(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     return _owned(r, owners, r.things(right, c) if owners else [], c)
 
 
+_RESOURCE_AMOUNT = re.compile(
+    r"^(?:(?:a |an |the )?(?:\w+ )?(?:amount|lot|lots|ton|tons|bit|deal|share|percent|%)\b"
+    r"|(?:too much|so much|way too much|much|more|less|all|most|up to|over|nearly|almost"
+    r"|about|around|\d)|.*\b(?:memory|ram|cpu|cpus|cores?|battery|bandwidth|disk space"
+    r"|resources)$)", _I)
+
+
 def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
     users: list[ExtractedEntity] = r.agents(m["s"], c, reporter=customer_context)
     if not users:
         users = r.things(m["s"], c)
+    if _RESOURCE_AMOUNT.match(m["o"]):
+        return False  # "Warp uses a significant amount of memory": a symptom, not a product
     used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
     if not users or not used:
         return False
@@ -2222,6 +2477,10 @@ _PATTERNS: _Patterns = (
           "time times timed timing"),
     _rule(rf"^(?P<s>.+?) (?:{_CANNOT}) (?:log in|login|sign in)(?: (?:to|on|into) (?P<p>.+))?$",
           _on_cannot_log_in, "log login sign"),
+    # "I have the same issue of Docker stuck in starting": the thread's problem, named
+    _rule(r"^I (?:have|had|am having|was having|am facing|am seeing|get|got|see|hit|am hitting)"
+          r" (?:the |a |exactly the |the exact )?(?:same|similar) (?:exact )?(?:issue|problem|bug)"
+          r" (?:of|with|where|that|as in) (?P<i>.{4,80})$", _on_same_problem, "same similar"),
     # "I am no longer able to auto fill": the customer's own words
     _rule(r"^I (?:am|was) (?P<p>(?:no longer|not|now not) able to [a-z].{2,40}|unable to [a-z]"
           r".{2,40})$", _on_first_person_problem, "able unable"),
@@ -2295,6 +2554,12 @@ _PATTERNS: _Patterns = (
           "working leading driving handling running building implementing owning tackling"
           " charge responsible point owner lead accountable improving investigating looking"
           " writing drafting designing"),
+    # "I'll be making a release for the weak subjectivity server", "Ana will draft the RFC"
+    _rule(r"^(?P<s>.+?) (?:will|is going to|am going to) (?:be )?(?:(?:spec|write|draft|implement"
+          r"|build|prepare|publish|make|ship|review|update|create|open|file|finish|lead|own"
+          r"|handle|investigate|fix|release|document)(?:ing|ning)?|writing|making|taking|shipping"
+          r"|working on|looking into|take care of|taking care of) (?P<o>.+)$", _on_will_do,
+          "will going"),
     _rule(rf"^(?P<s>.+?) (?:{_OWN_VERBS}) (?P<o>.+)$", _on_owns,
           "owns own owned leads lead drives drive runs run manages manage maintains"
           " maintain handles handle"),
@@ -2355,20 +2620,49 @@ PLACEHOLDER_REF = re.compile(r"zzref\d+zz")
 # "Fixes #1", "closes: org/repo#2, #3", "Resolves https://…/issues/4" (GitHub's keywords).
 _CLOSING_KEYWORD = re.compile(
     r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|this (?:pr |change )?(?:fixes|closes|resolves))"
-    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&)?\s*(?:(?:fix(?:es)?"
+    r"\s*:?\s+(?:(?:issue|bug)s?\s+)?(?P<refs>zzref\d+zz(?:\s*(?:,|and|&|/)?\s*(?:(?:fix(?:es)?"
     r"|close[sd]?|resolve[sd]?)\s+)?zzref\d+zz)*)",
     _I,
 )
 _ACTION_PREFIX = re.compile(
     r"^(?:(?:action items?|actions?|ai|todo|to do|next steps?|owner)\s*[:\-–]\s*)+", _I)
 _NAME = r"(?:zzref\d+zz|[A-Z][\w'.-]*)"
-_ACTION_ITEM = re.compile(
-    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+(?P<verb>to|will|is going to"
+_ACTION_VERBS = (
+    r"(?P<verb>to|will|is going to"
     r"|are going to|volunteered to|agreed to|offered to|has (?:an |the )?action item"
     r"|have (?:an |the )?action items?|(?:is|are) working on (?:it|this)|are working on (?:it|this)"
     r"|(?:is|are) looking into (?:it|this)|owns (?:it|this)|receiving"
-    r"|spent some time|is driving|are driving|(?:is|are) handling)\b"
+    r"|spent some time|is driving|are driving|(?:is|are) handling"
+    # "Josh: doing it", "Mara: I'll take it": volunteering for the item
+    r"|doing (?:it|this)|on (?:it|this)|(?:will|can) do (?:it|this)|taking (?:it|this)"
+    r"|I will (?:do|take|handle) (?:it|this)|I can (?:do|take) (?:it|this)"
+    # "Brian has working draft", "Ben created a draft Google form": work under way on the item
+    r"|(?:has|have|created|wrote|drafted|opened|prepared|submitted|started)"
+    r" (?:a |an |the )?(?:[\w-]+ ){0,2}?(?:draft|pr|proposal|patch|form|doc|document|write-?up))\b"
 )
+_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_NAME}(?:\s*(?:,|and|\+|&)\s*{_NAME})*)\s*[:,]?\s+{_ACTION_VERBS}")
+_LOWER_NAME = r"(?:zzref\d+zz|[A-Za-z][\w'.-]*)"
+_LABELLED_ACTION_ITEM = re.compile(
+    rf"^(?P<who>{_LOWER_NAME}(?:\s*(?:,|and|\+|&)\s*{_LOWER_NAME})*)\s*[:,]?\s+{_ACTION_VERBS}")
+
+
+# What people are asked to do in minutes ("Mark to comment on issue"): after one of these, a
+# proper noun that is also a word ("Mark", "Robin") is the person's name.
+_ACTION_VERB = re.compile(
+    r"\s+(?:comment|ping|follow up|review|write|draft|look|investigate|reach out|update|check"
+    r"|coordinate|document|open|file|send|schedule|cancel|summari[sz]e|circle back|create"
+    r"|contact|reply|respond|post|share|propose|nominate|organi[sz]e|prepare|ask|talk|email"
+    r"|present|drive|lead|own|fix|add|land|merge|close|rebase|test|triage|implement|help"
+    r"|work|start|finish|continue|sync|set up|figure out|confirm|verify|bring|put|edit)\b",
+    _I)
+# Words that open "X to …" lines without naming anyone ("Time to merge", "Plan to ship").
+_NEVER_NAMES = frozenset(
+    {"time", "hope", "plan", "plans", "move", "need", "needs", "want", "try", "ready", "going",
+     "nice", "good", "happy", "back", "able", "hard", "easy", "free", "way", "decision", "vote",
+     "proposal", "agreed", "consensus", "motion", "goal", "goals", "steps", "next", "ok",
+     "okay", "due", "subject", "open", "close", "start", "continue", "remember", "note",
+     "reminder", "action", "todo", "pr", "issue", "rfc", "fcp", "switch", "change"})
 
 
 def _names_a_person(word: str, *, bare: bool) -> bool:
@@ -2403,6 +2697,20 @@ _NOT_AGENTS = re.compile(
     r"|A|An|Our|My|Your|Their|Please|Need|Needs|Plan|Agreed|Decision|Discussion|Group"
     r"|Team)\b"
 )
+# "I noticed (that) …", "we found …": the author saw what the clause says, and says it.
+_NOTICED = re.compile(
+    r"^(?:I|we) (?:have |had |also |just )?(?:noticed|notice|found|find|realized|realised"
+    r"|observed|discovered|saw) (?:that )?(?P<rest>.+)$", _I)
+# "**Aditya Asgaonkar**: …", "**Danny** [1:07](…): …": a transcript's speaker.
+_TRANSCRIPT_SPEAKER = re.compile(
+    r"^\*\*(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})\*\*(?:\s*\[[^\]]*\]\([^)]*\))?:\s")
+_ASIDE = re.compile(r"\(([^()]{4,80})\)")
+# "## Pres 04: Gossipsub V2 by @ppopth": a talk or proposal and who gives it
+_BY_HANDLE = re.compile(
+    r"^(?:[\w .'-]{1,30}:\s*)?(?P<item>[^:]{3,100}?)\s+by\s+(?P<who>zzref\d+zz)$", _I)
+_PERSON_HEADING = re.compile(r"[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}")
+# An agenda line: the item's title and reference, then a sentence about it.
+_AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<rest>[A-Z@].{3,})$")
 _SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
 _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
                      "approve": "approved", "hold": "on hold"}
@@ -2420,6 +2728,11 @@ _TAKING_IT = re.compile(
     r"(?: (?:this|it))?|pick(?:ing)? (?:this|it) up)\b")
 _WORKED_WITH = re.compile(r"\b(?:worked on (?:this|it) with|co-authored with|paired with)"
                           r" (zzref\d+zz)", _I)
+_COVERED_BY = re.compile(
+    r"^(?:discussed |see )?(?P<ref>zzref\d+zz),? (?:which |that )?(?:covers|addresses|fixes"
+    r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
+    r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
+    r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
 _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), word) for pattern, word in (
         (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"
@@ -2450,7 +2763,10 @@ _REPORT_TITLE = re.compile(
     r"|slow|sluggish|laggy|high (?:cpu|memory)|memory (?:leak|usage)|cpu (?:usage"
     r"|consumption|consuption)|leaks?|(?:login|sign[- ]in|captcha) loop|endless loop"
     r"|flak(?:e|y|es|ing)|stopped|stops|missing|forever|timeout|timed out|times out|unusable"
-    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with)\b",
+    r"|unresponsive|disappear(?:s|ed)?|problem|issues? with"
+    r"|(?:login|log-in|sign[- ]in|auth|connection|network|dns|memory|cpu|performance|sync)"
+    r" (?:issues?|problems?|bugs?)|works? (?:only )?partially|only works? partially"
+    r"|hight? (?:cpu|memory|ram)|amount of (?:cpu|memory|ram))\b",
     _I,
 )
 _TITLE_END = re.compile(r"(?<=[a-z0-9)\]\"'])[.:;!]\s+(?=\S)|\s+-\s+|\s*\((?=[a-z])")
@@ -2481,8 +2797,29 @@ def _imperative(text: str) -> bool:
     """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
     first = text.split(" ", 1)[0].lower().strip("`'\"[(")
     return first in _IMPERATIVES
+_TITLE_SUBJECT = re.compile(
+    r"^['\"`]?(?P<np>[\w.+-]+(?: [\w.+-]+){0,3}?)['\"`]?(?: process| app| client)?"
+    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems) )*(?:not |no longer |never |wont |won't "
+    r"|will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails |failed "
+    r"|crash(?:es|ed|ing)? |hangs |freezes |stopped |stops |(?:a )?(?:very |really |extremely "
+    r"|so )?(?:slow|laggy|unusable|unresponsive|high)\b)", _I)
+_FLAKY_TITLE = re.compile(
+    r"^(?P<np>[\w.:/-]+(?: [\w.:/-]+){0,3}?)(?: \[[^\]]*\])*"
+    r" (?:(?:is|are|keeps|keep) (?P<st>flaky|failing|flaking)|(?P<verb>flaking|flakes|fails"
+    r"|failed))\b(?! to\b)", _I)
+_TEST_HEADS = frozenset({"test", "tests", "suite", "job", "jobs", "check", "checks", "ci", "e2e",
+                         "build", "builds", "pipeline", "lane"})
+_EVENT_SUBJECT = re.compile(
+    rf"^(?:the |a |an |latest |last |recent )*(?P<event>(?:[\w.-]+ ){{0,2}}?(?:{_EVENT_ALT})s?"
+    r"(?: (?:from|to) [\w.-]*\d[\w.-]*){0,2})$", _I)
+_TITLE_OBJECT = re.compile(
+    r"\b(?:broke|breaks|broken|crashes|crashed|freezes|froze)"
+    r" (?P<np>[\w.+-]+(?: [\w.+-]+){0,2})$", _I)
 _TITLE_WHERE = re.compile(
-    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$")
+    r"\b(?:on|in|with) (?P<np>(?:the )?[A-Z][\w.+-]*(?: [A-Z0-9v][\w.+-]*){0,3})\s*$"
+    # "… when logging into desktop app", "… when using exit node": where, in lower case too
+    r"|\b(?:into|when using|while using|when using the|via|through) (?:the |my )?"
+    r"(?P<lower>[a-z][\w.+-]*(?: [a-z][\w.+-]*){0,2})\s*$")
 
 MAX_SENTENCE_LENGTH = 600
 """A longer "sentence" (a pasted log line, a paragraph without stops) is not read: no status
@@ -2565,7 +2902,9 @@ def _has_verb(text: str) -> bool:
     return any(tag(word) in {"VBD", "VBZ", "VBP", "MD"} for word in _WORD.findall(text.lower()))
 
 
-_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|[A-Z])[.)]?\s*[-–—:.]?\s*")
+# "3.1 ", "2.1—", "B) ", "C. ": a section's number or letter (a letter only with its mark:
+# "Parity" is a name, not section "P")
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*[.)]?\s*[-–—:.]?\s*|[A-Z](?:[.)]|\s+[-–—:])\s*)")
 _FIRST_PERSON_START = re.compile(r"^(?:I|we)\s", _I)
 # Section names that are no one's name.
 _SECTION_WORDS = frozenset(
@@ -2640,14 +2979,14 @@ def _normalize(sentence: str) -> str:
     text = sentence.translate(_TYPOGRAPHY)
     if "(" in text:
         text = _PARENTHETICAL.sub("", text)
-    if "'" in text or "an not" in text:
+    if "'" in text or "an not" in text or "wont" in text:
         text = _CONTRACTION.sub(_expand, text)
     if "more" in text:
         text = _NOT_ANYMORE.sub(r"\1 no longer \2\3", text)
     if not _FILLER_WORDS.isdisjoint(_WORD.findall(text.lower())):
         text = _FILLER.sub("", text)
     text = _SPACES.sub(" ", text).strip().rstrip(".!?").strip()
-    return _GREETING.sub("", text)
+    return _DISCOURSE.sub("", _GREETING.sub("", text))
 
 
 def _expand(match: re.Match[str]) -> str:

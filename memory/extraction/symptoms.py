@@ -39,6 +39,22 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
     "Crashes": (
         "crash", "keep crash",
     ),
+    # A resource a product eats: the amount is the complaint ("a large amount of memory", "memory
+    # usage will gradually increase", "keeps maxing my CPU cores", "spikes of 100% CPU"), named
+    # by the core words every phrasing shares (GUIDE §6).
+    "Memory Usage": (
+        "high|higher|excessive|huge|large|big|massive|significant|hight memory|ram",
+        "memory|ram usage|use|consumption|footprint * increase|grow|spike|explode|balloon|climb",
+        "memory|ram leak", "leak memory|ram", "amount of memory|ram", "lot of memory|ram",
+        "much memory|ram", "eat * memory|ram",
+    ),
+    "CPU Usage": (
+        "high|higher|excessive|huge|significant|100 cpu",
+        "cpu usage|use|consumption|consuption|utilisation|utilization|load * increase|grow"
+        "|spike|100",
+        "spike of * cpu", "spike to * cpu", "amount of cpu", "lot of cpu", "much cpu",
+        "eat * cpu", "max * cpu", "maxing * cpu",
+    ),
 }
 _NEGATIONS = frozenset({"not", "no", "never", "nothing", "without"})
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*")
@@ -101,7 +117,8 @@ def find_symptom(text: str) -> tuple[str, int, int] | None:
             end = _matches(steps, words, start)
             if end < 0:
                 continue
-            before = words[max(0, start - 3):start]
+            # "does not, by itself, cause a memory leak": a negation a few words back
+            before = words[max(0, start - 5):start]
             if any(w in _NEGATIONS for w in before) and words[start] not in _SELF_NEGATING:
                 return None
             return name, start, end

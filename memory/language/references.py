@@ -275,6 +275,8 @@ def _looks_like_title(text: str) -> bool:
     words = text.split()
     if not words or not (words[0][:1].isupper() or words[0][:1] in "`\"'"):
         return False
+    if _NOT_A_TITLE.fullmatch(text.strip()):
+        return False  # "Fix #1178", "Part of #3": a keyword about the item, no title of it
     return not any(w.lower() in _SENTENCE_WORDS for w in words[:3])
 
 
@@ -292,7 +294,8 @@ _TITLE_LINE = re.compile(
 _NOT_A_TITLE = re.compile(
     r"^(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?|see|ref(?:s|erences?)?|part of|related(?: to)?"
     r"|duplicate of|dup(?:licate)?|cc|re|follow[- ]?up(?: to| of)?|blocked (?:by|on)"
-    r"|depends on|needs|tracking)\b",
+    r"|depends on|needs|tracking)(?:\s+(?:also|the|this|issue|bug|pr|pull request|in|to|of"
+    r"|by|on))*:?",
     re.I,
 )
 
@@ -306,8 +309,9 @@ def title_line(line: str) -> Reference | None:
     title = _title(match["title"])
     other_items = "#" in title  # "Fix #1178 #1189": the last number is the item's own
     if len(title.split()) < 2 or (
-            len(title.split()) <= 3 and _NOT_A_TITLE.match(title) and not other_items):
-        return None  # "Fixes #12", "Part of #3": a line about another item
+            _NOT_A_TITLE.fullmatch(title) and not other_items):
+        return None  # "Fixes #12", "Part of #3": a line about another item ("Fix remove_dbg
+        # #5554" is a pull request's title: something follows the keyword)
     references = mask(match["ref"]).references
     reference = next(iter(references.values()), None)
     if reference is None:

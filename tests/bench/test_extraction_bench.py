@@ -200,6 +200,36 @@ def test_the_command_prints_precision_and_recall_per_genre_and_relation(
     assert written["episodes_per_second"] > 0
 
 
+def test_a_support_brands_scope_is_not_compared(tmp_path: Path) -> None:
+    sentence = "I can't log in to the app."
+    record = _record("w1", sentence, "support", "dev",
+                     [_gold("Alice", "REPORTED", "login failures", sentence)],
+                     source="support:Warp")
+    (tmp_path / "warp.jsonl").write_text(json.dumps(record) + "\n")
+
+    result = run_extraction_bench(load_corpus(tmp_path))
+
+    # the graph reads "Login Failures (Warp)"; the text said "Login Failures"
+    assert [(f.source, f.target) for f in result.scores[0].predicted if
+            f.relation == "REPORTED"] == [("Alice", "Login Failures")]
+    assert result.scores[0].matched_strict == [(0, 0)]
+
+
+@pytest.mark.django_db  # the report names the database server
+def test_the_command_lists_the_missed_gold_facts_with_their_sentences_when_asked(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    output = _run("--corpus", str(tiny_corpus), "--split", "dev", "--misses",
+                  "--out", str(tmp_path / "out"))
+
+    listing = output.split("dev split, per genre", 1)[0]
+    assert "== t1 (tracker, dev, original; author Alice)" in listing
+    assert ("  - #7 TRACKS checkout flow  «The checkout flow depends on the payments "
+            "integration.»") in listing
+    assert "== s1" not in listing  # nothing missed, nothing extra: not listed
+    assert "== t1" not in _run("--corpus", str(tiny_corpus), "--split", "dev",
+                                "--out", str(tmp_path / "b"))
+
+
 @pytest.mark.django_db  # the report names the database server
 def test_the_command_reads_one_split_and_one_genre_when_asked(
         tiny_corpus: Path, tmp_path: Path) -> None:

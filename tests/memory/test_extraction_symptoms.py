@@ -24,6 +24,12 @@ from memory.extraction.symptoms import SYMPTOMS, find_symptom, problem_name, sym
         ("it takes forever to load", "Latency"),
         ("the dashboard is down", "Outages"),
         ("the app keeps crashing", "Crashes"),
+        # the corpus's dev split (tests/corpus), by episode
+        ("I am still seeing a large amount of memory usage", "Memory Usage"),  # warp-733
+        ("Memory usage will gradually increase", "Memory Usage"),  # warp-6830-yanquer
+        ("memory usage begins to grow endlessly", "Memory Usage"),  # warp-5357-falrom
+        ("Latest version of warp keeps maxing my CPU Cores", "CPU Usage"),  # warp-5647
+        ("I've been having spikes of 100% CPU use", "CPU Usage"),  # dfm-3499-chespinoza
     ],
 )
 def test_each_paraphrase_names_the_same_canonical_issue(text: str, issue: str) -> None:
@@ -33,7 +39,9 @@ def test_each_paraphrase_names_the_same_canonical_issue(text: str, issue: str) -
 @pytest.mark.parametrize(
     "text",
     ["it is not slow any more", "I can log in now", "the payments integration", "a login bug",
-     "never crash"],
+     "never crash", "memory-mapped files", "the cpu architecture",
+     # warp-5357 (dev): a negation a few words before the symptom
+     "attaching to a container does not, by itself, cause a memory leak"],
 )
 def test_a_negated_or_absent_symptom_is_not_said(text: str) -> None:
     assert symptom_name(text) is None

@@ -18,6 +18,7 @@ from memory.bench.extraction_bench import (
     GENRES,
     SPLITS,
     load_corpus,
+    miss_listing,
     report_tables,
     run_extraction_bench,
     write_outputs,
@@ -42,6 +43,9 @@ class Command(BaseCommand):
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",
                             help="directory for JSON and Markdown")
+        parser.add_argument("--misses", action="store_true",
+                            help="also list, per episode, the gold facts missed (- explicit, "
+                                 "* implicit) and the predicted facts that match none (+)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = Path(options["corpus"])
@@ -62,6 +66,8 @@ class Command(BaseCommand):
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "llm_extraction": bool(settings.LLM_EXTRACTION),
         }
+        if options["misses"]:
+            self.stdout.write("\n".join(miss_listing(result.scores)) + "\n")
         self.stdout.write("\n".join(report_tables(figures)).lstrip("\n"))
         json_path, md_path = write_outputs(Path(options["out"]), figures, meta)
         self.stdout.write(f"\nwrote {json_path} and {md_path}")

@@ -89,3 +89,20 @@ def test_a_phrase_that_is_only_a_reference_names_it() -> None:
 )
 def test_a_title_line_names_the_episodes_own_item(line: str, expected: Reference | None) -> None:
     assert title_line(line) == expected
+
+
+def test_a_pull_request_title_that_starts_with_fix_still_names_its_item() -> None:
+    # ra-pr-5554 (tests/corpus, dev): "Fix remove_dbg #5554" is the PR's title, "Fixes #12" no
+    # title at all
+    reference = title_line("Fix remove_dbg #5554")
+
+    assert reference is not None and (reference.key, reference.title) == ("#5554", "Fix remove_dbg")
+    assert title_line("Fixes #12") is None
+    assert title_line("See also #4") is None
+
+
+def test_a_closing_keyword_beside_a_reference_is_no_title_of_it() -> None:
+    masked = mask("Fix #1178")
+
+    assert masked.text == "Fix zzref0zz"
+    assert masked.references["zzref0zz"].title is None
