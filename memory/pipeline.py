@@ -60,6 +60,7 @@ from memory.snapshot import (
     load_stall_states,
     load_titles,
     on_track_status_ids,
+    with_chain_dependencies,
 )
 from memory.spend import Budget
 from memory.summarize import ClusterEvidence, batch_size, summarize_clusters
@@ -290,11 +291,13 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         in_window = snapshot.in_window({e for old in active for e in old.episode_ids})
         current = (snapshot.current_fact_ids - settled.settled.keys()) | {
             report.fact_id for report in ended_reports}
+        # A chain whose dependencies all ended retires citing the completions that ended them.
+        active, completed = with_chain_dependencies(active)
         # Patterns reconcile with patterns by their updates; a stalled item's view with the
         # same item's view (two items' views may share an update).
         decisions: Reconciliation = combine(
             reconcile(found, [old for old in active if old.kind != STALLED], current,
-                      in_window, settled.settled),
+                      in_window, settled.settled, completed),
             reconcile_views(views, {view.key: stalls_item for view in views
                                     if (stalls_item := view.anchor) is not None},
                             [old for old in active if old.kind == STALLED],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db import connection
@@ -129,9 +129,12 @@ def load_ended_reports(graph: Graph, *, as_of: datetime, is_now: bool) -> list[E
     believed = {"expired_at__isnull": True} if is_now else {}
     still = Fact.objects.filter(graph=graph, relation="REPORTED", valid_at__lte=as_of,
                                 invalid_at__isnull=True, **believed).values("target_id")
+    # Ended by the customer's words ("resolved for us"), or given with its end by the update
+    # that ended it (a help desk's solved ticket: DESIGN §9, resolution is per customer).
     rows = list(
         Fact.objects.filter(graph=graph, relation="REPORTED",
-                            close_reason=Fact.CloseReason.EXPLICIT, invalid_at__lte=as_of,
+                            close_reason__in=[Fact.CloseReason.EXPLICIT, Fact.CloseReason.GIVEN],
+                            closed_by_episode__isnull=False, invalid_at__lte=as_of,
                             target_id__in=still)
         .values_list("pk", "source_id", "target_id", "valid_at", "invalid_at",
                      "closed_by_episode_id")
@@ -187,6 +190,35 @@ def load_active_observations(
         )
         for pk, lineage, version, fingerprint, facts_key, kind in heads
     ]
+
+
+def with_chain_dependencies(
+    active: Sequence[ActiveObservation],
+) -> tuple[list[ActiveObservation], dict[int, int]]:
+    """The active observations, each dependency chain whose evidence was read with its
+    ``DEPENDS_ON`` facts (``dependency_fact_ids``); and of those facts, the ones a completion
+    ended (a resolution rule closed them when what they wait on was done) → the completing
+    status fact, so a retirement cites the work that was done (one query, none when no chain's
+    evidence was read)."""
+    chains = [old for old in active if old.kind == Observation.Kind.DEPENDENCY_CHAIN
+              and old.fact_ids]
+    if not chains:
+        return list(active), {}
+    rows = Fact.objects.filter(
+        pk__in={f for old in chains for f in old.fact_ids}, relation="DEPENDS_ON"
+    ).values_list("pk", "close_reason", "closed_by_fact_id")
+    dependencies: set[int] = set()
+    completed: dict[int, int] = {}
+    for pk, reason, closer in rows:
+        dependencies.add(pk)
+        if reason == Fact.CloseReason.RESOLUTION and closer is not None:
+            completed[pk] = closer
+    chain_ids = {old.id for old in chains}
+    found = []
+    for old in active:
+        mine = tuple(f for f in old.fact_ids if f in dependencies) if old.id in chain_ids else ()
+        found.append(replace(old, dependency_fact_ids=mine) if mine else old)
+    return found, completed
 
 
 def _ids_by_observation(

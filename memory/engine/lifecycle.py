@@ -19,6 +19,9 @@ Contract
 ``settled``
     Dependency fact id → the completion status fact that settled it: dependencies still on
     record but holding nothing up, because what they wait on (or what waits) is done.
+``completed``
+    Dependency fact id → the completion status fact whose resolution rule closed it: a
+    retirement lists it among the closed facts and cites the completion too.
 
 Matching is by evidence overlap: an old observation and a new cluster overlap when they share
 episodes. The decisions:
@@ -39,7 +42,10 @@ episodes. The decisions:
   covers one-to-one, one-to-many and many-to-one exactly as DESIGN says, and decomposes
   many-to-many groups old by old with the same rules;
 * an old overlapping no new cluster → ``evidence_ended``; a new overlapping no old → created
-  with a new lineage.
+  with a new lineage;
+* a dependency chain none of whose dependencies is current any more (``dependency_fact_ids``:
+  every root done, every wait ended) → ``evidence_ended`` whatever its updates regroup into:
+  what they still share (owners, statuses) is another pattern, which starts its own lineage.
 
 Every retirement names its cause: the old's facts no longer current (closed), its dependencies
 settled by a completion and the completing facts, its episodes no longer in any cluster, those of
@@ -109,6 +115,9 @@ class ActiveObservation:
     """As stored; empty for an observation written before it was: then it is computed from its
     facts (none of which was recorded as ended)."""
     kind: str = ""
+    dependency_fact_ids: tuple[int, ...] = ()
+    """For a dependency chain: its ``DEPENDS_ON`` facts. When none of them holds any more (every
+    root done, every wait ended), the chain is over, whatever its updates regroup into."""
 
     @property
     def facts_key(self) -> str:
@@ -174,9 +183,11 @@ class Retired:
         parts = []
         if self.closed_fact_ids:
             parts.append(_count(len(self.closed_fact_ids), "fact") + " closed")
-        if self.completing_fact_ids:
+        if self.settled_fact_ids:
             settled = _count(len(self.settled_fact_ids), "dependency", "dependencies")
             parts.append(f"{settled} on finished work")
+        elif self.completing_fact_ids:
+            parts.append("ended by " + _count(len(self.completing_fact_ids), "completion"))
         if self.dropped_episode_ids:
             outside = len(self.out_of_window_episode_ids)
             dropped = _count(len(self.dropped_episode_ids), "episode") + " no longer clustered"
@@ -234,8 +245,10 @@ def reconcile(
     current_fact_ids: Set[int],
     window_episode_ids: Set[int],
     settled: Mapping[int, int] | None = None,
+    completed: Mapping[int, int] | None = None,
 ) -> Reconciliation:
     settled = settled or {}
+    completed = completed or {}
     news = {cluster.key: cluster for cluster in clusters}
     olds = {old.id: old for old in active}
     untouched = match_unchanged(news, olds)
@@ -245,6 +258,11 @@ def reconcile(
     matched_ids = {u.observation_id for u in untouched}
     open_news = {k: c for k, c in news.items() if k not in matched_keys}
     open_olds = {i: o for i, o in olds.items() if i not in matched_ids}
+    # A chain whose every dependency ended is over: it retires with ``evidence_ended`` (citing
+    # what ended it), and what its updates regroup into (their owners, their statuses) is a new
+    # pattern, not its next version.
+    ended_chains = {i for i, o in open_olds.items() if chain_ended(o, current_fact_ids)}
+    open_olds = {i: o for i, o in open_olds.items() if i not in ended_chains}
     overlap = overlaps(open_news, open_olds)
 
     clustered = {episode for cluster in clusters for episode in cluster.episode_ids}
@@ -278,13 +296,15 @@ def reconcile(
             successor_keys=tuple(sorted(successors)),
             closed_fact_ids=tuple(sorted(f for f in gone if f not in settled)),
             settled_fact_ids=tuple(done),
-            completing_fact_ids=tuple(sorted({settled[f] for f in done})),
+            completing_fact_ids=tuple(sorted({settled[f] for f in done}
+                                             | {completed[f] for f in gone if f in completed})),
             dropped_episode_ids=tuple(sorted(e for e in old.episode_ids if e not in clustered)),
             out_of_window_episode_ids=tuple(
                 sorted(e for e in old.episode_ids if e not in window_episode_ids)
             ),
         )
 
+    endings.extend((old_id, EVIDENCE_ENDED, []) for old_id in sorted(ended_chains))
     retired = [retire(olds[old_id], reason, after) for old_id, reason, after in endings]
     return Reconciliation(
         untouched=tuple(sorted(untouched, key=lambda u: u.observation_id)),
@@ -292,6 +312,12 @@ def reconcile(
         created=tuple(sorted(created, key=lambda c: c.cluster_key)),
         retired=tuple(sorted(retired, key=lambda r: r.observation_id)),
     )
+
+
+def chain_ended(old: ActiveObservation, current_fact_ids: Set[int]) -> bool:
+    """A dependency chain none of whose dependencies holds any more."""
+    return bool(old.dependency_fact_ids) and not any(
+        f in current_fact_ids for f in old.dependency_fact_ids)
 
 
 def match_unchanged(

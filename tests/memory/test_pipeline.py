@@ -492,3 +492,65 @@ def test_a_stand_in_restated_by_a_new_update_is_rewritten_by_the_model_not_resta
     assert stand_in.restatements == []  # superseded, not restated in place
     run = PipelineRun.objects.filter(graph=graph).latest("started_at")
     assert run.counts["resummarized"] == 1
+
+
+# --- Issue #13: chains that end, reports that end for one customer --------------------------
+
+
+def given(external_id: str, author: str, when: str, *facts: tuple[str, str, str, str, str],
+          ended: tuple[str, str, str, str, str] | None = None) -> dict:
+    """A structured update: ``facts`` as (source, source type, relation, target, target type);
+    ``ended`` a fact given with only its end, at the update's time (a solved ticket)."""
+    def fact(f: tuple[str, str, str, str, str]) -> dict:
+        return {"source": f[0], "source_type": f[1], "relation": f[2], "target": f[3],
+                "target_type": f[4], "fact": f"{f[0]} {f[2]} {f[3]}"}
+
+    listed = [fact(f) for f in facts]
+    if ended:
+        listed.append({**fact(ended), "invalid_at": when})
+    return {"external_id": external_id, "author": author, "reference_time": when,
+            "source": "tracker", "content": external_id, "facts": listed}
+
+
+@pytest.mark.django_db
+def test_shipping_every_root_retires_the_chain_as_evidence_ended_citing_the_completions(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    owned = ("Core Team", "Team", "RESPONSIBLE_FOR", "Schema Change", "WorkItem")
+    ingest(graph, [
+        given(f"wait-{n}", person, f"2026-11-1{n}T09:00:00+00:00",
+              (item, "WorkItem", "DEPENDS_ON", "Schema Change", "WorkItem"),
+              (person, "Person", "RESPONSIBLE_FOR", item, "WorkItem"), owned)
+        for n, (person, item) in enumerate([("Ada", "Search Rewrite"), ("Ben", "Export Revamp"),
+                                            ("Ada", "Search Rewrite")], start=1)
+    ])
+    (before,) = active(graph)
+
+    ingest(graph, [given("ship", "Cy", "2026-11-20T09:00:00+00:00", owned,
+                         ("Schema Change", "WorkItem", "HAS_STATUS", "Done", "Status"))])
+
+    before.refresh_from_db()
+    assert before.status == Observation.Status.RETIRED
+    assert before.retired_reason == Observation.RetiredReason.EVIDENCE_ENDED
+    (completion,) = Fact.objects.filter(graph=graph, relation="HAS_STATUS")
+    assert before.retirement["completing_facts"] == [completion.pk]
+    assert not before.successors.exists()
+    assert not any(o.kind == Observation.Kind.DEPENDENCY_CHAIN for o in active(graph))
+
+
+@pytest.mark.django_db
+def test_a_report_given_with_its_end_counts_as_that_customer_reporting_it_resolved(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    def report(customer: str) -> tuple[str, str, str, str, str]:
+        return (customer, "Customer", "REPORTED", "Sync Failures", "Issue")
+
+    ingest(graph, [given(f"t{n}", "Dana", f"2026-11-1{n}T09:00:00+00:00", report(customer))
+                   for n, customer in enumerate(["Acme", "Globex", "Initech", "Acme"], start=1)])
+
+    # A help desk's solved ticket: Acme's report, given with its end.
+    ingest(graph, [given("solved", "Dana", "2026-11-20T09:00:00+00:00", ended=report("Acme"))])
+
+    (issue,) = active(graph)
+    assert issue.name == "Sync Failures reported by 3 customers, 1 reports it resolved"
+    assert Fact.objects.get(graph=graph, source__name="Globex").is_open

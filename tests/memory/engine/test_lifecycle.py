@@ -258,3 +258,48 @@ def test_a_few_changes_among_thousands_of_unchanged_clusters_are_decided_in_any_
     assert [(c.cluster_key, c.lineage, c.version) for c in result.created] == [
         (1, lineage(1), 2), (7, None, 1)]
     assert [(r.observation_id, r.reason) for r in result.retired] == [(1, SUPERSEDED)]
+
+
+# --- A chain whose every dependency ended (issue #13) -----------------------------------------
+
+
+def chain(id_: int, episodes: range, dependencies: tuple[int, ...]) -> ActiveObservation:
+    facts = tuple(e + 100 for e in episodes)
+    return ActiveObservation(
+        id=id_, lineage=lineage(id_), version=1, episode_ids=tuple(episodes), fact_ids=facts,
+        fingerprint=evidence_fingerprint(episodes, facts), kind="dependency_chain",
+        dependency_fact_ids=dependencies,
+    )
+
+
+def test_a_chain_whose_dependencies_all_ended_retires_as_evidence_ended_citing_the_completions(
+) -> None:
+    # Episodes 1–4 still share their owners' facts, but both dependencies (101, 102) ended: a
+    # resolution rule closed them when their roots were done (facts 900 and 901).
+    before = chain(1, range(1, 5), dependencies=(101, 102))
+    regrouped = new(10, range(1, 5), facts=(103, 104))
+
+    decisions = reconcile([regrouped], [before], EVERYTHING - {101, 102}, EVERYTHING,
+                          completed={101: 900, 102: 901})
+
+    (retired,) = decisions.retired
+    assert (retired.reason, retired.successor_keys) == (EVIDENCE_ENDED, ())
+    assert retired.closed_fact_ids == (101, 102)
+    assert retired.completing_fact_ids == (900, 901)
+    assert retired.note == "evidence_ended: 2 facts closed; ended by 2 completions"
+    # What the updates still share is another pattern: its own lineage, no predecessor.
+    assert decisions.created == (Created(cluster_key=10, lineage=None, version=1,
+                                         predecessor_ids=()),)
+
+
+def test_a_chain_with_one_dependency_still_holding_is_superseded_by_its_next_version() -> None:
+    before = chain(1, range(1, 5), dependencies=(101, 102))
+
+    decisions = reconcile([new(10, range(1, 5), facts=(102, 103, 104))], [before],
+                          EVERYTHING - {101}, EVERYTHING, completed={101: 900})
+
+    (retired,) = decisions.retired
+    assert retired.reason == SUPERSEDED
+    assert retired.completing_fact_ids == (900,)
+    (created,) = decisions.created
+    assert (created.lineage, created.version) == (before.lineage, 2)
