@@ -144,6 +144,15 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
     )
 
     tables = []
+    traps = (extras or {}).get("traps")
+    if traps:
+        tables.append(("Traps of issue #13 (instances of each story; found: the observation it is "
+                       "about was published; right: it is what the ground truth says)",
+                       TRAP_HEADERS, trap_rows(traps)))
+    trickle = (extras or {}).get("trickle")
+    if trickle:
+        tables.append(("One update at a time, a pipeline run after each (projects, structured)",
+                       TRICKLE_HEADERS, trickle_rows(trickle)))
     corpus = (extras or {}).get("support_corpus")
     if corpus:
         tables.append((
@@ -168,6 +177,29 @@ def _selection(corpus: Mapping[str, Any]) -> str:
                                                              ("batch", "original"))
             if corpus.get(what, default) != default]
     return f" ({', '.join(said)})" if said else ""
+
+
+TRAP_HEADERS = ["trap", "instances", "found", "right", "episodes", "runs", "what was wrong"]
+
+
+def trap_rows(traps: Sequence[dict[str, Any]]) -> list[list[str]]:
+    return [[t["trap"].replace("_", " "), str(t["instances"]), str(t["found"]), str(t["right"]),
+             str(t["episodes"]), str(t["runs"]), "; ".join(t["wrong"]) or "–"] for t in traps]
+
+
+TRICKLE_HEADERS = ["updates (runs)", "versions", "observation-weeks",
+                   "versions / observation / week", "most in one week",
+                   "restatements kept in place", "model calls (per update)", "target ≤ 1.2"]
+
+
+def trickle_rows(trickle: dict[str, Any]) -> list[list[str]]:
+    calls = trickle.get("model_calls")
+    return [[f"{trickle['updates']:,} ({trickle['runs']:,})", f"{trickle['versions']:,}",
+             f"{trickle['observation_weeks']:,}",
+             f"{trickle['versions_per_observation_week']:.3f}",
+             str(trickle["most_versions_in_a_week"]), f"{trickle['restatements']:,}",
+             "–" if calls is None else f"{calls:,} ({trickle['model_calls_per_update']:.3f})",
+             "met" if trickle["met"] else "NOT met"]]
 
 
 IMPORT_HEADERS = ["format", "tickets", "episodes", "wall s", "CPU s", "tickets/s (wall)",

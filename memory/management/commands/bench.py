@@ -31,11 +31,15 @@ from memory.bench.runner import CaseOptions, run_case
 from memory.bench.scenarios import FORMS, SCENARIOS
 from memory.bench.support_corpus import BATCHES, SKLEARN_MISSING, SPLITS
 from memory.bench.support_corpus import compare as compare_support_corpus
+from memory.bench.trap_runs import run_traps
+from memory.bench.trickle import run_trickle
 
-PARTS = ("scenarios", "support-corpus", "support-imports")
+PARTS = ("scenarios", "traps", "trickle", "support-corpus", "support-imports")
 DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
 FULL_SIZES = [1_000, 10_000, 100_000]
 QUICK_SIZES = [150]
+TRICKLE_SIZE = 300
+QUICK_TRICKLE_SIZE = 100
 TEXT_MAX_SIZE = 10_000
 """Free text goes through the rules extractor (~hundreds of episodes/s): above this size only the
 structured form runs (clustering and pipeline at scale), unless --forms says otherwise."""
@@ -64,9 +68,14 @@ class Command(BaseCommand):
         parser.add_argument("--imports-only", action="store_true",
                             help="only the tracker import figures")
         parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
-                            help="the generated scenarios; the real support corpus grouped by "
-                                 "us and by TF-IDF + k-means; the support formats' import "
-                                 "throughput (all by default)")
+                            help="the generated scenarios; the traps of issue #13 (found/right "
+                                 "per trap); versions per observation per week in a one-at-a-"
+                                 "time trickle; the real support corpus grouped by us and by "
+                                 "TF-IDF + k-means; the support formats' import throughput (all "
+                                 "by default)")
+        parser.add_argument("--trickle-size", type=int,
+                            help=f"updates in the trickle (default {TRICKLE_SIZE}, "
+                                 f"{QUICK_TRICKLE_SIZE} with --quick)")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of the labelled corpus (support-corpus part)")
         parser.add_argument("--support-split", choices=SPLITS, default="all",
@@ -105,6 +114,15 @@ class Command(BaseCommand):
         results: list[dict[str, Any]] = []
         extras: dict[str, Any] = {}
         try:
+            if "traps" in parts:
+                self.stderr.write(f"bench: the traps of issue #13 on {connection.vendor}…")
+                extras["traps"] = run_traps(seed=options["seed"], server=server,
+                                            keep=options["keep"])
+            if "trickle" in parts:
+                size = options["trickle_size"] or (QUICK_TRICKLE_SIZE if quick else TRICKLE_SIZE)
+                self.stderr.write(f"bench: {size} updates one at a time…")
+                extras["trickle"] = run_trickle(size, seed=options["seed"], server=server,
+                                                keep=options["keep"])
             if "support-corpus" in parts:
                 self.stderr.write(f"bench: the support corpus on {connection.vendor}…")
                 extras["support_corpus"] = compare_support_corpus(
