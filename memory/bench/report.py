@@ -281,6 +281,7 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
             ["wall s", f"{full['seconds']:.2f}"],
             ["stages s", _stages(full["stages"])],
             ["clusters", f"{full['clusters']:,} over {full['clustered_episodes']:,} episodes"],
+            ["stalled items", f"{full.get('stalled', 0):,}"],
             ["created", f"{full['created']:,}"],
             ["LLM calls", str(full["llm_calls"])],
         ]),
@@ -308,8 +309,9 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
         ("Incremental run (one new episode restating one, plus one new fact)", [
             ["wall s", f"{inc['seconds']:.2f}"],
             ["stages s", _stages(inc["stages"])],
-            ["created / updated / untouched / retired",
-             f"{inc['created']} / {inc['updated']} / {inc['untouched']:,} / {inc['retired']}"],
+            ["created / updated / untouched / restated / retired",
+             f"{inc['created']} / {inc['updated']} / {inc['untouched']:,} / "
+             f"{inc.get('restated', 0)} / {inc['retired']}"],
             ["summarized vs untouched", f"{inc['summarized']} vs {inc['untouched']:,}"],
             ["LLM calls", str(inc["llm_calls"])],
         ]),
