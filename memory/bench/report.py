@@ -188,8 +188,10 @@ def trap_rows(traps: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 TRICKLE_HEADERS = ["updates (runs)", "versions", "observation-weeks",
-                   "versions / observation / week", "most in one week",
-                   "restatements kept in place", "model calls (per update)", "target ≤ 1.2"]
+                   "versions / observation / week", "weeks it changed",
+                   "versions / week it changed (after the first)", "most in one week",
+                   "restatements kept in place", "model calls (per update)",
+                   "target ≤ 1.2 (all weeks / weeks it changed)"]
 
 
 def trickle_rows(trickle: dict[str, Any]) -> list[list[str]]:
@@ -197,9 +199,13 @@ def trickle_rows(trickle: dict[str, Any]) -> list[list[str]]:
     return [[f"{trickle['updates']:,} ({trickle['runs']:,})", f"{trickle['versions']:,}",
              f"{trickle['observation_weeks']:,}",
              f"{trickle['versions_per_observation_week']:.3f}",
+             f"{trickle['changed_observation_weeks']:,}",
+             f"{trickle['versions_per_changed_observation_week']:.3f} "
+             f"({trickle['versions_per_changed_observation_week_after_the_first']:.3f})",
              str(trickle["most_versions_in_a_week"]), f"{trickle['restatements']:,}",
              "–" if calls is None else f"{calls:,} ({trickle['model_calls_per_update']:.3f})",
-             "met" if trickle["met"] else "NOT met"]]
+             ("met" if trickle["met"] else "NOT met") + " / "
+             + ("met" if trickle["met_in_weeks_it_changed"] else "NOT met")]]
 
 
 IMPORT_HEADERS = ["format", "tickets", "episodes", "wall s", "CPU s", "tickets/s (wall)",

@@ -7,8 +7,10 @@ update arrived (``as_of``), so the observations' versions are dated on the scena
 
 Figures: the versions written (every observation row, first versions included), the
 *observation-weeks* (each lineage counted once for every ISO week from its first version's week
-to its retirement's, or to the last update's), their ratio, the largest number of versions one
-lineage got in one week, the restatements (runs where new updates restated an observation's
+to its retirement's, or to the last update's), their ratio; the same over only the weeks in
+which a lineage got a version (the stricter reading of the target), also without each lineage's
+first week (a pattern forming while its updates first arrive); the largest number of versions
+one lineage got in one week, the restatements (runs where new updates restated an observation's
 facts: each kept its version, where before issue #13 each was a new version and a summary), and
 with the fake model server the summary calls.
 """
@@ -72,6 +74,8 @@ def run_trickle(size: int = 300, *, seed: int = 7, scenario: str = "projects",
         result["model_calls_per_update"] = (result["model_calls"] / len(records)
                                             if server else None)
         result["met"] = result["versions_per_observation_week"] <= TARGET
+        result["met_in_weeks_it_changed"] = (
+            result["versions_per_changed_observation_week"] <= TARGET)
         return result
     finally:
         if not keep:
@@ -101,9 +105,18 @@ def versions_per_week(graph: Graph, *, until: datetime) -> dict[str, Any]:
             per_week[(lineage, week_of(created))] += 1
             kinds[kind] += 1
     total = sum(len(v) for v in lineages.values())
+    # A pattern forming: the versions of a lineage's first week, while its updates first arrive.
+    first_weeks = {lineage: week_of(min(v[2] for v in versions))
+                   for lineage, versions in lineages.items()}
+    later = {key: n for key, n in per_week.items() if key[1] != first_weeks[key[0]]}
     return {
         "versions": total, "lineages": len(lineages), "observation_weeks": weeks,
         "versions_per_observation_week": total / weeks if weeks else 0.0,
+        "changed_observation_weeks": len(per_week),
+        "versions_per_changed_observation_week": total / len(per_week) if per_week else 0.0,
+        "versions_in_first_weeks": total - sum(later.values()),
+        "versions_per_changed_observation_week_after_the_first": (
+            sum(later.values()) / len(later) if later else 0.0),
         "most_versions_in_a_week": max(per_week.values(), default=0),
         "versions_by_kind": dict(sorted(kinds.items())),
     }

@@ -102,6 +102,11 @@ def test_the_trickle_counts_versions_per_observation_week_over_its_runs() -> Non
         result["versions"] / result["observation_weeks"])
     assert result["restatements"] > 0
     assert result["met"] == (result["versions_per_observation_week"] <= 1.2)
+    # Counted over only the weeks a lineage got a version, the ratio can only be higher.
+    assert result["lineages"] <= result["changed_observation_weeks"] <= result[
+        "observation_weeks"]
+    assert result["versions_per_changed_observation_week"] == pytest.approx(
+        result["versions"] / result["changed_observation_weeks"])
 
 
 @pytest.mark.slow
