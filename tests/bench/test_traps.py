@@ -17,6 +17,9 @@ from memory.bench.traps import END, HEADING, TRAPS, generate_trap
 from memory.bench.trickle import run_trickle
 from memory.engine.clustering import ClusteringSettings
 
+# The stalled trap needs stalled items on (tests/conftest.py turns them off elsewhere).
+pytestmark = pytest.mark.stalled
+
 # --- Generator --------------------------------------------------------------------------------
 
 
