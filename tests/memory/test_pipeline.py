@@ -271,12 +271,46 @@ def test_an_update_restating_the_same_facts_updates_the_version_in_place_with_no
     assert after.episode_count == 4
     assert after.episodes.filter(external_id="alice-again").exists()
     assert after.window_end == datetime.fromisoformat("2026-11-30T09:00:00+00:00")
-    assert [r["episodes"] for r in after.restatements] == [1]
     assert len(fake_openai.completions()) == calls
     run = PipelineRun.objects.filter(graph=graph).latest("started_at")
     assert (run.counts["restated"], run.counts["created"], run.counts["updated"]) == (1, 0, 0)
+    # Its history says when, by which run and with how many updates; its structure's evidence
+    # and window follow the counts.
+    (restatement,) = after.restatements
+    assert restatement == {"at": restatement["at"], "run": str(run.uuid), "episodes": 1}
+    assert datetime.fromisoformat(restatement["at"]) == run.published_at
+    assert sorted(after.structure["episodes"]) == sorted(
+        after.episodes.values_list("pk", flat=True))
+    assert after.structure["window"] == {"start": after.window_start.isoformat(),
+                                         "end": after.window_end.isoformat()}
+    assert after.structure["kind"] == before.structure["kind"]  # the rest of it kept
     # Restated in place, the evidence is current: the next run leaves it untouched.
     assert run_pipeline(graph).counts["untouched"] == 1
+
+
+@pytest.mark.django_db
+def test_two_observations_restated_by_one_run_are_both_updated_in_place(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    other = [{**record, "external_id": f"{record['external_id']}-search",
+              "author": {"Alice": "Dana", "Bob": "Erin", "Clara": "Finn"}[record["author"]],
+              "content": record["content"].replace("auth service", "search index")
+              .replace("Auth service", "Search index").replace("Alice", "Dana")
+              .replace("Bob", "Erin").replace("Clara", "Finn")
+              .replace("backend team", "data team").replace("API migration", "reporting job")
+              .replace("payments integration", "export feature")
+              .replace("checkout flow", "billing page")} for record in SEED]
+    ingest(graph, SEED + other)
+    before = {o.pk: o.episode_count for o in active(graph)}
+    assert len(before) == 2
+    again = [{**record, "external_id": f"{record['external_id']}-again",
+              "reference_time": "2026-11-30T09:00:00+00:00"} for record in (SEED[0], other[0])]
+
+    ingest(graph, again)
+
+    after = active(graph)
+    assert {o.pk: o.episode_count for o in after} == {pk: n + 1 for pk, n in before.items()}
+    assert all([r["episodes"] for r in o.restatements] == [1] for o in after)
 
 
 WAITING = [
