@@ -206,3 +206,18 @@ def test_a_published_observation_carries_its_clusters_counts_and_its_summarys_au
         observation.episodes.count(), observation.facts.count(), 3)
     assert observation.prompt_version == PROMPT_VERSION
     assert observation.tokens == call.tokens_in + call.tokens_out > call.tokens_in > 0
+
+
+@pytest.mark.django_db
+def test_a_run_finishes_when_it_publishes_and_its_observations_know_their_facts(
+    graph: Graph, ingest: IngestFn
+) -> None:
+    ingest(graph, SEED)
+
+    run = PipelineRun.objects.filter(graph=graph).latest("started_at")
+    (observation,) = Observation.objects.filter(graph=graph)
+    assert run.status == PipelineRun.Status.SUCCEEDED
+    assert run.finished_at == run.published_at is not None
+    assert run.heartbeat_at is not None and run.heartbeat_at >= run.published_at
+    # The fingerprint of its facts is what tells a later restatement from a change.
+    assert observation.facts_fingerprint and len(observation.facts_fingerprint) == 64
