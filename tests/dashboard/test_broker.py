@@ -52,6 +52,22 @@ def test_closing_a_channel_whose_connection_was_detached_keeps_its_messages_in_r
     assert unacked == 1  # redelivered by Redis after the visibility timeout
 
 
+def test_acknowledging_on_a_channel_whose_connection_was_detached_leaves_it_to_redelivery(
+    redis_server: RedisServer,
+) -> None:
+    connection = Connection(redis_server.url(0), transport=Transport)
+    (message,) = delivered_but_unacknowledged(connection)
+    # The task ran through an outage; the worker reconnected on a new connection, and the task's
+    # acknowledgement reaches its old channel, whose connection Celery collected.
+    message.channel._disconnect_pools()  # as closing the old connection did
+    message.channel.connection = None
+
+    message.ack()  # kombu's own transport: AttributeError 'NoneType' ... 'client'
+
+    assert not message.channel.qos._delivered  # forgotten here,
+    assert redis_py.Redis.from_url(redis_server.url(0)).hlen("unacked") == 1  # kept in Redis
+
+
 def test_the_transport_is_celerys_redis_transport_when_redis_is_configured(settings) -> None:
     from dashboard.celery import app
 
