@@ -44,15 +44,15 @@ MOMENTS = [START + n * DAY for n in range(-1, 9)] + [
     moment + timedelta(seconds=30) for moment in ARRIVED]
 
 
-def answers(graph: Graph) -> dict[str, Any]:
+def answers(graph: Graph, moments: list[datetime] = MOMENTS) -> dict[str, Any]:
     """Every as_of and known_at answer at the scenario's moments, and the episodes' states."""
     def rows(facts: Any) -> list[tuple[Any, ...]]:
         return sorted((f.source.name, f.relation, f.target.name, f.valid_at, f.invalid_at)
                       for f in facts)
 
     return {
-        "as_of": {m: rows(api_selectors.facts(graph, as_of=m)) for m in MOMENTS},
-        "known_at": {m: rows(api_selectors.facts(graph, known_at=m)) for m in MOMENTS},
+        "as_of": {m: rows(api_selectors.facts(graph, as_of=m)) for m in moments},
+        "known_at": {m: rows(api_selectors.facts(graph, known_at=m)) for m in moments},
         "episodes": sorted(Episode.objects.filter(graph=graph).values_list("external_id",
                                                                           "status")),
     }
@@ -153,20 +153,8 @@ def deliver_history(graph: Graph, n: int) -> list[int]:
                           process=False).stored_ids
 
 
-def history_answers(graph: Graph) -> dict[str, Any]:
-    moments = [START + n * DAY for n in range(-3, 9)] + [
-        moment + timedelta(seconds=30) for moment in HISTORY_ARRIVED]
-
-    def rows(facts: Any) -> list[tuple[Any, ...]]:
-        return sorted((f.source.name, f.relation, f.target.name, f.valid_at, f.invalid_at)
-                      for f in facts)
-
-    return {
-        "as_of": {m: rows(api_selectors.facts(graph, as_of=m)) for m in moments},
-        "known_at": {m: rows(api_selectors.facts(graph, known_at=m)) for m in moments},
-        "episodes": sorted(Episode.objects.filter(graph=graph).values_list("external_id",
-                                                                          "status")),
-    }
+HISTORY_MOMENTS = [START + n * DAY for n in range(-3, 9)] + [
+    moment + timedelta(seconds=30) for moment in HISTORY_ARRIVED]
 
 
 @pytest.mark.django_db
@@ -198,5 +186,5 @@ def test_whatever_order_tasks_arrive_in_and_wherever_workers_die_the_facts_are_t
         processing_started_at=timezone.now() - timedelta(minutes=5))
     tasks.sweep()
 
-    assert history_answers(graph) == history_answers(clean)
+    assert answers(graph, HISTORY_MOMENTS) == answers(clean, HISTORY_MOMENTS)
     assert not Episode.objects.filter(graph=graph).exclude(status="processed").exists()
