@@ -30,7 +30,8 @@ class Graph(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SHARED)
     description = models.TextField(blank=True)
     settings = models.JSONField(default=dict, blank=True)
-    """Overrides of ``memory.graph_settings.DEFAULTS`` (clustering thresholds, window, debounce)."""
+    """Overrides of ``memory.graph_settings.defaults()`` (clustering thresholds, window, debounce,
+    the stalled threshold)."""
     ontology = models.JSONField(default=dict, blank=True)
     """Overrides of the default ontology (see ``memory.ontology``)."""
     data_version = models.PositiveBigIntegerField(default=0)
