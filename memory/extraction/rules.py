@@ -209,6 +209,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.minutes import agenda_topic, find_decisions, item_name
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -1074,6 +1075,7 @@ class _Reader:
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
+        self._read_decisions(sentence, passage)
         if self.context is not None:
             # "Niko would like to see a full matrix (Niko to comment)": the aside is an action
             for aside in _ASIDE.findall(self.masked.text):
@@ -1240,6 +1242,46 @@ class _Reader:
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
+
+    def _read_decisions(self, sentence: str, passage: Passage) -> None:
+        """What minutes record as decided ("The SC accepted PEP 655", "Poll passes", "Defer
+        discussion on X until …"; ``memory.extraction.minutes``): the item's status. An item
+        the sentence does not name is the one under discussion: the item above (a reference),
+        else the agenda item its heading names ("Update on CSP integration")."""
+        decisions = find_decisions(self.masked.text)
+        clause = self._bare_clause(sentence)
+        for decision in decisions:
+            about = self._decided(decision.about, clause) if decision.about else None
+            if decision.item is not None and decision.item.lower() not in _PRONOUNS:
+                item = self._decided(decision.item, clause)
+            else:
+                item = about or self.context or self._agenda_item(passage)
+            if item is not None and item.type == "WorkItem":
+                self.status(item, decision.status, clause, reported=False)
+
+    def _decided(self, words: str, clause: _Clause) -> ExtractedEntity | None:
+        """The item a decision names: what is decided on is work ("PEP 582" is no HTTP 582
+        error), however long its name ("term limits/length")."""
+        item = self.thing(words, clause)
+        if item is not None and item.type != "WorkItem" and (
+                phrase := _noun_phrase(words)) is not None:
+            item = ExtractedEntity(_display(phrase), "WorkItem")
+        elif item is None and (name := item_name(words)) is not None:
+            item = ExtractedEntity(name, "WorkItem")
+        if item is not None:
+            self._mention(item)
+        return item
+
+    def _agenda_item(self, passage: Passage) -> ExtractedEntity | None:
+        """The agenda item the nearest heading names (GUIDE §8.1), never a category heading
+        ("Notes", "Week Update", a date)."""
+        if not passage.headings:
+            return None
+        topic = agenda_topic(mask(passage.headings[-1]).text)
+        if topic is None or _CATEGORY_HEADING.search(topic) or PLACEHOLDER.search(topic):
+            return None
+        phrase = _noun_phrase(topic)
+        return ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
 
     def _read_heading_by(self, headings: tuple[str, ...]) -> None:
         """ "## Pres 04: Gossipsub V2 by @ppopth": the handle is responsible for the item the
@@ -2733,6 +2775,11 @@ _COVERED_BY = re.compile(
     r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
     r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
     r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
+_CATEGORY_HEADING = re.compile(
+    r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
+    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening)\W*)$",
+    _I)
+"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
 _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), word) for pattern, word in (
         (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"

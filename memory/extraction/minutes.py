@@ -1,0 +1,374 @@
+"""Minutes: what meeting notes record as decided, and which agenda item a heading names.
+
+Meeting minutes state decisions in a few grammatical shapes, whatever the body that decides:
+
+* an agent and a decision verb in the past ("The SC accepted PEP 655", "CPC approved", "The SC
+  discussed and rejected PEP 582", "Approved by board in meeting last Friday");
+* a verb of agreement with the decision in the infinitive ("Agreed to accept PEP-678", "decided
+  to reject it", "opted to defer this decision", "agreed to move forward", "agreed that we can
+  land");
+* the item with the decision's participle ("5 ECMA JavaScript related specs approved today",
+  "London testnet fork blocks agreed");
+* a poll's outcome ("Poll passes", "proposal has passed", "CSP advances to phase 3");
+* a deferral said as the minutes' imperative or participle ("Defer discussion on term limits
+  until after the current election", "Discussed X; deferring until after beta1").
+
+The decision verb is recognised by its lemma (``memory.language.words.lemma``), so every
+inflection reads the same; what the status is follows GUIDE §9 of the corpus: accept → accepted,
+approve → approved, reject / decline → rejected, defer / postpone / table → postponed, a poll that
+passes or an item that advances a phase → accepted, "agreed that we can land" → approved.
+Nothing is decided under a negation, a modal or a condition ("decided not to accept", "will
+approve", "if approved", "to be approved").
+
+Pure functions over a sentence's masked words: the rules reader (``memory.extraction.rules``)
+turns the words naming the item into an entity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.language.words import lemma, tag
+
+ACCEPTED, APPROVED, REJECTED, POSTPONED = "accepted", "approved", "rejected", "postponed"
+
+_DECISION_LEMMAS = {
+    "accept": ACCEPTED,
+    "approve": APPROVED,
+    "reject": REJECTED,
+    "decline": REJECTED,
+    "defer": POSTPONED,
+    "postpone": POSTPONED,
+    "table": POSTPONED,
+}
+"""Verbs whose past participle is the decision itself."""
+_AGREED_TO = {
+    **_DECISION_LEMMAS,
+    "land": APPROVED,
+    "merge": APPROVED,
+    "move forward": ACCEPTED,
+    "proceed": ACCEPTED,
+}
+"""What one agrees or decides *to* do: the decision verbs, and going ahead with the item."""
+_AGREEMENT = r"(?:agreed|decided|opted|voted|resolved|chose)"
+
+_NEGATION_OR_MODAL = re.compile(
+    r"\b(?:not|n't|no|never|if|whether|should|would|could|might|may|must|will|shall|can't"
+    r"|cannot|once|unless|to be|be|being|wants? to|plan(?:s|ned)? to|hope|expect(?:s|ed)? to"
+    r"|want|needs? to|going to|until|before|after)\b",
+    re.IGNORECASE,
+)
+_SPEAKER = re.compile(r"^\s*(?:\*\*)?[A-Z][\w.'’-]{0,30}(?: [A-Z][\w.'’-]{0,30})?(?:\*\*)?:\s+")
+_CLAUSES = re.compile(r"\s*[;,|]\s*|\.\s+")
+_PARENTHESES = re.compile(r"\s*[(\[][^)\]]*[)\]]")
+_ITEM_END = re.compile(
+    r"\s+(?:until|till|to the next|to next|for now|for the time being|provided|because|since"
+    r"|as|so|after|due to|pending|in favou?r of|today|this week|last week|in (?:the )?meeting"
+    r"|at (?:the )?meeting|by (?:the )?(?:board|sc|cpc|tsc|committee|council)|with|and)\b.*$",
+    re.IGNORECASE,
+)
+_BE_END = re.compile(r"\s+(?:was|were|is|are|has been|have been|been|got)$", re.IGNORECASE)
+_DISCUSSED = re.compile(
+    r"^(?:(?:the|our)\s+)?(?:[\w-]+\s+){0,2}?discussed\s+(?P<about>.+)$", re.IGNORECASE
+)
+_DECISION_NOUN = re.compile(
+    r"^(?:(?:a|the|this|that|any|further|our|their)\s+)?(?:final\s+)?"
+    r"(?:decision|discussion|vote|conversation|topic)s?(?:\s+(?:on|about|of|regarding)\s+)?",
+    re.IGNORECASE,
+)
+
+# "The SC (discussed [X] and) (unanimously) accepted PEP 655"
+_AGENT_DECIDED = re.compile(
+    r"^(?P<agent>.*?)\s*\b(?:(?:discussed|reviewed|considered|voted on)(?:\s+(?P<about>.+?))?"
+    r"\s+and\s+)?(?:(?:unanimously|formally|officially|then|also)\s+)?"
+    r"(?P<verb>[a-z]+ed)\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# "(The SC discussed X and) agreed to accept it", "decided to defer a decision on this"
+_AGREED = re.compile(
+    rf"^(?P<agent>.*?)\s*\b(?:(?:discussed|reviewed|considered)(?:\s+(?P<about>.+?))?"
+    rf"\s+and\s+)?(?:(?:unanimously|formally|also|then)\s+)?{_AGREEMENT}\s+"
+    r"(?:(?:that\s+)?(?:we|they|it|the \w+)\s+(?:can|could|should|will)\s+|to\s+)"
+    r"(?P<verb>move forward|proceed|[a-z]+)\b(?:\s+with)?(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+# "Defer discussion on term limits/length until …", "deferring until after beta1"
+_DEFER = re.compile(
+    r"^(?P<verb>defer(?:ring)?|postpon(?:e|ing)|tabling|table)\b(?P<rest>.*)$", re.IGNORECASE
+)
+_POLL_PASSED = re.compile(
+    r"^(?:the\s+)?(?:(?:unanimous|consent|consensus|phase \d+)\s+)*(?:poll|vote|proposal|motion)"
+    r"\s+(?:has\s+|have\s+)?(?:passe[sd]|carried|succeeded)\b",
+    re.IGNORECASE,
+)
+_ADVANCES = re.compile(
+    r"^(?P<item>.+?)\s+(?P<verb>advances|advanced|moves|moved|goes|went|is moving)?\s*to\s+"
+    r"(?:phase|stage)\s+\d+\b\W*$",
+    re.IGNORECASE,
+)
+_PARTICIPLE = re.compile(
+    r"^(?P<item>.+?)\s+(?P<verb>approved|accepted|rejected|agreed)\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_PARTICIPLE_REST = re.compile(
+    r"^\s*(?:(?:today|yesterday|this week|last \w+|unanimously|as proposed|(?:in|at|on|by)\s.*)"
+    r"\s*)?$",
+    re.IGNORECASE,
+)
+_AGENT_WORDS = frozenset(
+    {
+        "sc",
+        "tsc",
+        "cpc",
+        "board",
+        "council",
+        "committee",
+        "group",
+        "team",
+        "we",
+        "they",
+        "cg",
+        "wg",
+        "members",
+        "everyone",
+        "everybody",
+        "all",
+        "chairs",
+        "maintainers",
+        "core",
+        "i",
+    }
+)
+_PRONOUN_ITEM = frozenset({"it", "this", "that", "them", "these"})
+
+
+@dataclass(frozen=True)
+class Decision:
+    status: str
+    """The decided status (``accepted``, ``approved``, ``rejected``, ``postponed``)."""
+    item: str | None
+    """The words naming the decided item as written (may be a pronoun: "it"); None when the
+    sentence names none ("Poll passes", "CPC approved"): the item under discussion."""
+    about: str | None = None
+    """What was discussed before deciding ("The SC discussed PEP 690 and decided to reject
+    it"): what "it" stands for."""
+
+
+def find_decisions(text: str) -> list[Decision]:
+    """The decisions a sentence of minutes records, clause by clause (see the module
+    docstring); none for a question, a negation, a modal or a condition."""
+    text = _SPEAKER.sub("", text.strip(), count=1)  # "CW: proposal has passed"
+    found: list[Decision] = []
+    passed = False
+    about: str | None = None
+    for clause in _CLAUSES.split(text):
+        clause = clause.strip(" .!*_")
+        if not clause:
+            continue
+        decision = _decision(clause, after_poll=passed)
+        if decision is None:
+            discussed = _DISCUSSED.match(clause)
+            if discussed is not None:
+                about = _about(discussed["about"])  # "Discussed X; deferring until after beta1"
+            continue
+        if decision.about is None and about is not None:
+            decision = Decision(decision.status, decision.item, about)
+        if decision.item is None and decision.status == ACCEPTED and passed:
+            continue
+        passed = passed or (decision.item is None and decision.status == ACCEPTED)
+        if decision.item is not None and passed:
+            # "Poll passes, ESM integration to phase 3": the clause names what passed
+            found = [d for d in found if d.item is not None]
+        found.append(decision)
+    return found
+
+
+def _decision(clause: str, *, after_poll: bool) -> Decision | None:
+    if _POLL_PASSED.match(clause):
+        return Decision(ACCEPTED, None)
+    advances = _ADVANCES.match(clause)
+    if (
+        advances is not None
+        and (after_poll or advances["verb"])
+        and (not _NEGATION_OR_MODAL.search(advances["item"]))
+    ):
+        # "CSP advances to phase 3"; after a poll passed, "ESM integration to phase 3"
+        return Decision(ACCEPTED, _item(advances["item"]))
+    agreed = _AGREED.match(clause)
+    if agreed is not None:
+        verb = agreed["verb"].lower()
+        status = _AGREED_TO.get(verb) or _DECISION_LEMMAS.get(lemma(verb))
+        if (
+            status is not None
+            and not _NEGATION_OR_MODAL.search(agreed["agent"])
+            and (not _NEGATION_OR_MODAL.search(_verb_prefix(agreed[0], verb)))
+        ):
+            return Decision(status, _item(agreed["rest"]), _about(agreed["about"] or ""))
+        return None
+    defer = _DEFER.match(clause)
+    if defer is not None:
+        return Decision(POSTPONED, _item(defer["rest"]))
+    decided = _AGENT_DECIDED.match(clause)
+    if decided is not None:
+        verb = decided["verb"].lower()
+        status = _DECISION_LEMMAS.get(lemma(verb))
+        agent = decided["agent"].strip()
+        if (
+            status is not None
+            and not _NEGATION_OR_MODAL.search(agent)
+            and (not agent or _names_agent(agent))
+        ):
+            rest = decided["rest"].strip()
+            if rest.lower().startswith("by "):
+                return Decision(status, None)  # "Approved by board in meeting last Friday"
+            return Decision(status, _item(rest), _about(decided["about"] or ""))
+    participle = _PARTICIPLE.match(clause)
+    if (
+        participle is not None
+        and not _names_agent(participle["item"])
+        and (not _NEGATION_OR_MODAL.search(participle["item"]))
+    ):
+        verb = participle["verb"].lower()
+        if not _PARTICIPLE_REST.match(participle["rest"]):
+            return None  # "clients agreed it's good": agreement with a claim, no decision
+        status = ACCEPTED if verb == "agreed" else _DECISION_LEMMAS[lemma(verb)]
+        item = _item(participle["item"])
+        if item is not None and item.lower() not in _PRONOUN_ITEM:
+            return Decision(status, item)
+    return None
+
+
+def _verb_prefix(clause: str, verb: str) -> str:
+    at = clause.lower().rfind(f" {verb}")
+    return clause[:at] if at >= 0 else clause
+
+
+def _names_agent(phrase: str) -> bool:
+    """Whether a subject names who decides (a body, a group, a person's title) rather than the
+    item decided: "The SC", "CPC", "the Steering Council", "the board"."""
+    words = [w for w in re.findall(r"[\w'’-]+", phrase.lower()) if w not in {"the", "a", "an"}]
+    if not words:
+        return False
+    return words[-1] in _AGENT_WORDS or (
+        len(words) == 1 and phrase.strip().isupper() and len(phrase.strip()) <= 5
+    )
+
+
+def _about(words: str) -> str | None:
+    """What was discussed, when a noun phrase names it ("PEP 690"); not a clause ("if freezing
+    the main branch was OK"), a place ("in CPC meeting") or someone's ("their options")."""
+    item = _item(words)
+    if item is None or item.split(" ", 1)[0].lower() in _NOT_ABOUT:
+        return None
+    return item
+
+
+_NOT_ABOUT = frozenset(
+    {
+        "their",
+        "our",
+        "my",
+        "his",
+        "her",
+        "its",
+        "your",
+        "if",
+        "whether",
+        "how",
+        "what",
+        "why",
+        "when",
+        "in",
+        "at",
+        "on",
+        "with",
+        "about",
+        "during",
+        "for",
+        "options",
+        "ways",
+        "some",
+        "a",
+    }
+)
+
+
+_NOT_IN_ITEM_TAGS = frozenset({"PRP", "PRP$", "MD", "WDT", "WP", "WRB", "EX"})
+_NOT_IN_ITEM = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "will",
+        "that",
+        "which",
+        "who",
+        "not",
+        "no",
+    }
+)
+
+
+def item_name(words: str) -> str | None:
+    """The decided item's name when it is a longer phrase than an entity name usually is
+    ("5 ECMA JavaScript related specs", "term limits/length", "python-dev vs Discourse
+    expected use"): the object of a decision verb is what was decided, whatever its words, so
+    long as it is no clause (a pronoun, modal, wh-word or form of "be" in it) and at most eight
+    words."""
+    tokens = words.split()
+    if not 0 < len(tokens) <= 8 or "zz" in words:
+        return None
+    while tokens and tokens[0].lower() in {"the", "a", "an"}:
+        tokens = tokens[1:]
+    if not tokens or any(t.lower() in _NOT_IN_ITEM or tag(t) in _NOT_IN_ITEM_TAGS for t in tokens):
+        return None
+    return " ".join(tokens)
+
+
+def _item(words: str) -> str | None:
+    """The words naming the item of a decision: its title in parentheses, what follows it
+    ("until after 3.12", "provided that …") and a decision noun ("a decision on this") off."""
+    words = _PARENTHESES.sub("", words or "").strip(" .,:;*_")
+    words = _ITEM_END.sub("", f" {words}").strip(" .,:;*_")
+    words = _BE_END.sub("", words).strip()
+    words = _DECISION_NOUN.sub("", words).strip(" .,:;*_")
+    words = re.split(r"\s+[-–—]\s+", words, maxsplit=1)[0].strip()  # "PEP 690 – Lazy Imports"
+    return words or None
+
+
+_AGENDA_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[a-z][.)])\s+", re.IGNORECASE)
+_AGENDA_TAIL = re.compile(r"\s*(?:\([^)]*\)|\[[^\]]*\])\s*$|\s*,\s*[A-Z][^,]*(?:/[^,]*)?$")
+_AGENDA_PROCESS = re.compile(
+    r"^(?:(?:update|updates|poll|vote|discussion|presentation|proposal|status|resume|move"
+    r"|initiate|propose|creation|phase \d+|follow[- ]up|report)\s+(?:on|for|of|to|about)?\s*)+",
+    re.IGNORECASE,
+)
+_AGENDA_PHASE = re.compile(
+    r"\s+(?:to|in|for|at)\s+(?:phase|stage)\s+\d+\W*$|^(?:phase|stage)"
+    r"\s+\d+\s+(?:of|for)\s+",
+    re.IGNORECASE,
+)
+
+
+def agenda_topic(heading: str) -> str | None:
+    """The item an agenda heading names, in its words: "Update on CSP integration (Francis
+    McCabe) [15 min]" → "CSP integration", "Phase 3 poll for ESM Integration (Guy Bedford, 15
+    minutes)" → "ESM Integration", "1. Move JSPI to phase 4. (Francis McCabe, 20 minutes)" →
+    "JSPI". The meeting's process words (update on, poll for, vote for creation of, the phase)
+    and who presents it are not the item."""
+    words = heading.strip(" #*_")
+    words = _AGENDA_NUMBER.sub("", words)
+    for _ in range(3):
+        words = _AGENDA_TAIL.sub("", words).strip(" .:")
+    words = _AGENDA_PHASE.sub("", words).strip(" .:")
+    words = _AGENDA_PROCESS.sub("", words).strip(" .:")
+    words = _AGENDA_PHASE.sub("", words).strip(" .:")
+    return words or None

@@ -1,0 +1,157 @@
+"""Minutes read as a careful reader does (``memory.extraction.minutes`` through the rules
+reader). Every example is a sentence of the corpus's dev split, named by its episode id; each
+phrasing family occurs in at least two dev sources, which each test's docstring names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extraction import Extraction
+from memory.extraction.minutes import Decision, agenda_topic, find_decisions
+from memory.extraction.rules import extract_with_rules
+
+REFERENCE_TIME = datetime(2022, 5, 30, tzinfo=UTC)
+
+
+def extract(text: str) -> Extraction:
+    return extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+
+
+def statuses(extraction: Extraction) -> set[tuple[str, str]]:
+    return {(f.source, f.target) for f in extraction.facts if f.relation == "HAS_STATUS"}
+
+
+# ------------------------------------------------------------------ decisions with their item
+
+
+@pytest.mark.parametrize(
+    ("line", "item", "status"),
+    [
+        # pysc-2022-03-14
+        ("* The SC accepted PEP 655 (Marking individual TypedDict items as required).",
+         "PEP 655", "Accepted"),
+        # pysc-2023-03-27
+        ("- The SC discussed and rejected [PEP 582 (Python local packages directory)]"
+         "(https://peps.python.org/pep-0582/).", "PEP 582", "Rejected"),
+        # pysc-2022-04-11
+        ("* Agreed to accept [PEP-678](https://peps.python.org/pep-0678/) (Enriching Exceptions"
+         " with Notes).", "PEP-678", "Accepted"),
+        # cpc-meetings-2021-2021-06-22-s5
+        ("* 5 ECMA JavaScript related specs approved today, several people from the OpenJS "
+         "community were involved.", "5 ECMA JavaScript related specs", "Approved"),
+        # cpc-meetings-2022-2022-04-12-s7
+        ("* Defer discussion on term limits/length until after the current election",
+         "term limits/length", "Postponed"),
+    ],
+)
+def test_minutes_that_record_a_decision_give_the_named_item_its_status(
+        line: str, item: str, status: str) -> None:
+    """The decision verbs (accept, approve, reject, defer) in python-sc and openjs-cpc."""
+    extraction = extract(f"## 2022-03-14\n\n{line}\n")
+
+    assert {(s.lower(), t) for s, t in statuses(extraction)} == {(item.lower(), status)}
+
+
+def test_it_in_a_decision_is_the_item_just_discussed() -> None:
+    """pysc-2022-11-14 (and pysc-2022-05-30: "discussed PEP 689 … and decided to accept it")."""
+    extraction = extract("## 2022-11-14\n\n- The Steering Council discussed [PEP 690 – Lazy "
+                         "Imports](https://peps.python.org/pep-0690/) and decided to reject "
+                         "it.\n")
+
+    assert statuses(extraction) == {("PEP 690", "Rejected")}
+
+
+def test_a_decision_that_names_no_item_is_about_the_item_above() -> None:
+    """cpc-meetings-2020-2020-03-24-s8 ("CPC approved") and cpc-meetings-2019-2019-09-17-s6
+    ("agreed that we can land"), as pysc-2022-04-11's "deferring until after beta1" names what
+    was discussed before it."""
+    extraction = extract(
+        "### openjs-foundation/cross-project-council\n\n"
+        "* Create an onboarding process [#386](https://github.com/openjs-foundation/"
+        "cross-project-council/pull/386)\n"
+        "  * Michael: Conflicts resolved, CPC approved, have asked Brian to start board vote "
+        "through email.\n")
+
+    assert statuses(extraction) == {
+        ("Create an onboarding process (openjs-foundation/cross-project-council#386)", "Approved")}
+
+
+def test_a_deferral_after_a_discussion_is_about_what_was_discussed() -> None:
+    """pysc-2022-04-11; the same "Discussed …, deferring" shape as cpc's "Defer discussion on"."""
+    extraction = extract("## 2022-04-11\n\n* Discussed python-dev vs Discourse expected use; "
+                         "deferring until after beta1.\n")
+
+    assert statuses(extraction) == {("python-dev vs Discourse expected use", "Postponed")}
+
+
+# --------------------------------------------------------------------- polls in CG minutes
+
+
+@pytest.mark.parametrize(
+    ("section", "item"),
+    [
+        # wasm-cg-main-2021-cg-08-03-s10
+        ("#### Update on JS API for Stack Switching (Ross/Luke/Francis) [10 mins]\n\n"
+         "DS: Poll passes, will create a repo for this.\n", "JS API for Stack Switching"),
+        # wasm-cg-main-2024-cg-04-09-s12
+        ("### Phase 3 poll for ESM Integration (Guy Bedford, 15 minutes)\n\n"
+         "Poll passes, ESM integration to phase 3.\n", "ESM Integration"),
+        # wasm-cg-main-2021-cg-10-26-s11
+        ("### Update on CSP integration (Francis McCabe) [15 min]\n\n"
+         "CSP advances to phase 3, congratulations!\n", "CSP"),
+    ],
+)
+def test_a_poll_that_passes_accepts_the_agenda_item(section: str, item: str) -> None:
+    """Polls and votes that pass: wasm-cg's "Poll passes" and the phases, as ethereum-pm's
+    "London testnet fork blocks agreed" and cpc's "agreed to move forward" accept their item."""
+    assert {(s.lower(), t) for s, t in statuses(extract(section))} == {(item.lower(),
+                                                                         "Accepted")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The SC decided not to accept PEP 999.",
+        "If approved, we can merge PEP 999 next week.",
+        "PEP 999 will be accepted once the authors update it.",
+        "Poll for phase 3",
+        "Vote to advance ESM integration to phase 3",
+        # ethpm-allcoredevs-cl-meetings-call-044-s11
+        "was found at 17:27 august second, clients agreed it's good, but after that clients "
+        "started appearing.",
+    ],
+)
+def test_a_decision_not_taken_gives_no_status(line: str) -> None:
+    assert statuses(extract(f"## Notes\n\n{line}\n")) == set()
+
+
+def test_a_poll_under_a_category_heading_names_no_item() -> None:
+    """A category heading is never an endpoint (GUIDE §8.1): "Poll passes" under "## Notes"."""
+    assert statuses(extract("## Meeting Notes\n\nPoll passes.\n")) == set()
+
+
+# ------------------------------------------------------------------------- the pure parts
+
+
+def test_find_decisions_reads_the_decision_words_by_their_lemma() -> None:
+    assert find_decisions("The SC discussed and accepted PEP 701 (f-string parsing).") == [
+        Decision("accepted", "PEP 701")]
+    assert find_decisions("Decided to defer decision to the next Steering Council") == [
+        Decision("postponed", None)]
+
+
+@pytest.mark.parametrize(
+    ("heading", "topic"),
+    [
+        ("Propose to initiate phase 1 of stack switching proposal (Francis McCabe) [15 minutes]",
+         "stack switching proposal"),
+        ("Resume vote for creation of WebAssembly Benchmarking Subgroup, Ben Titzer / Petr "
+         "Penzin", "WebAssembly Benchmarking Subgroup"),
+        ("   1. Move JSPI to phase 4. (Francis McCabe, 20 minutes)", "JSPI"),
+    ],
+)
+def test_an_agenda_heading_names_its_item_without_the_meetings_process_words(
+        heading: str, topic: str) -> None:
+    assert agenda_topic(heading) == topic
