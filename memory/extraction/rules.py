@@ -654,6 +654,9 @@ def _grammatical(words: tuple[str, ...]) -> bool:
     for index, word in enumerate(words):
         lowered = word.lower()
         if lowered in _INNER_WORDS and 0 < index < len(words) - 1:
+            following = words[index + 1]
+            if lowered == "to" and following.islower() and _tag_of(following) in {"VB", "VBP"}:
+                return False  # "heavy lifting to instantiate": an infinitive, a clause
             previous_tag = ""
             continue
         word_tag = _tag_of(word)
@@ -2414,11 +2417,26 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
     if not users or not used:
         return False
+    if _tag_of(_clean(m["s"]).split(" ")[0]) in {"VB", "VBP"} or not all(
+            r.plan(m["o"]) or _names_software(r, t.name, part)
+            for t, part in zip(used, _list_parts(m["o"]), strict=False) if t is not None):
+        # "need real-world use cases", "The current API uses integers": no product is used
+        return False
     for user in users:
         for thing in used:
             if thing is not None:
                 r.fact(user, USES, thing, c)
     return True
+
+
+def _names_software(r: _Reader, name: str, written: str) -> bool:
+    """Whether a used thing's name can name software: a name (a capital or a digit), a word
+    no English lexicon knows ("tailscale cli"), a service's head word or a known entity — not
+    a plain common noun ("integers")."""
+    words = _words(_clean(written))
+    return bool(r._known_type(name)) or words[-1].lower() in _SERVICE_HEADS or any(
+        not w.islower() or any(ch.isdigit() for ch in w) or not is_common_word(w)
+        for w in words)
 
 
 # Relative clauses: "…, which the backend team owns" (the antecedent is the object).

@@ -155,3 +155,32 @@ def test_find_decisions_reads_the_decision_words_by_their_lemma() -> None:
 def test_an_agenda_heading_names_its_item_without_the_meetings_process_words(
         heading: str, topic: str) -> None:
     assert agenda_topic(heading) == topic
+
+
+# ------------------------------------------------------------- what minutes do not state
+
+
+def test_a_common_noun_used_by_something_is_no_product_in_use() -> None:
+    """wasm-cg-main-2019-cg-04-02-s17; "uses a lot of memory" (support) was the same misread."""
+    assert extract("The current API uses integers because reference types aren’t available "
+                   "everywhere yet.\n").facts == []
+
+
+def test_a_line_that_starts_with_a_verb_has_no_user() -> None:
+    """wasm-cg-main-2022-cg-03-01-s12: "use" in "use cases" is a noun, "need" the verb."""
+    assert extract("- still not a high priority for other browsers, need real-world use cases "
+                   "(CG member input point)\n").facts == []
+
+
+def test_an_infinitive_is_no_part_of_what_something_waits_on() -> None:
+    """wasm-cg-main-2022-cg-03-01-s12: "heavy lifting to instantiate" is no work item."""
+    assert extract("- WASM modules currently require (comparatively) heavy lifting to "
+                   "instantiate\n").facts == []
+
+
+@pytest.mark.parametrize("line", ["We use the reporting API.", "I'm using tailscale cli.",
+                                  "Acme uses Slack and Jira."])
+def test_software_named_as_such_is_still_in_use(line: str) -> None:
+    extraction = extract_with_rules(line, author="Acme Corp", reference_time=REFERENCE_TIME)
+
+    assert {f.relation for f in extraction.facts} == {"USES"}
