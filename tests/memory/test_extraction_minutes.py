@@ -178,7 +178,7 @@ def test_an_infinitive_is_no_part_of_what_something_waits_on() -> None:
                    "instantiate\n").facts == []
 
 
-@pytest.mark.parametrize("line", ["We use the reporting API.", "I'm using tailscale cli.",
+@pytest.mark.parametrize("line", ["We use the reporting API.", "I'm using tailscale cli on Ubuntu.",
                                   "Acme uses Slack and Jira."])
 def test_software_named_as_such_is_still_in_use(line: str) -> None:
     extraction = extract_with_rules(line, author="Acme Corp", reference_time=REFERENCE_TIME)
