@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.language.words import lemma, tag
+from memory.extraction import ExtractedEntity
+from memory.language.words import is_common_word, lemma, tag
 
 ACCEPTED, APPROVED, REJECTED, POSTPONED = "accepted", "approved", "rejected", "postponed"
 
@@ -372,3 +373,192 @@ def agenda_topic(heading: str) -> str | None:
     words = _AGENDA_PROCESS.sub("", words).strip(" .:")
     words = _AGENDA_PHASE.sub("", words).strip(" .:")
     return words or None
+
+
+_MINUTES_SPEAKER = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,3}|[A-Z][a-z]+(?: [A-Z][a-z]+)?):\s+\S")
+"""A minutes line led by who speaks: initials ("DS: ", "TL: ") or a name ("Michael: ")."""
+
+
+def minutes_speaker(line: str) -> ExtractedEntity | None:
+    """Who speaks a minutes line ("DS: Poll passes, will create a repo", "TL: I've been
+    working on new parser in Binaryen"): the "I" of its sentences. Initials are written in
+    capitals; a name is no common English word ("Note: …", "Update: …" are labels)."""
+    found = _MINUTES_SPEAKER.match(line)
+    if found is None:
+        return None
+    name = found["name"]
+    if name.isupper() or all(not is_common_word(word) for word in name.split(" ")):
+        return ExtractedEntity(name, "Person")
+    return None
+
+
+@dataclass(frozen=True)
+class Commitment:
+    """Someone in the minutes takes on work: "Petr will send out a couple of questions about
+    it", "*AI:* Brad and JF to update the phases proposal", "DS: … will create a repo"."""
+
+    who: str
+    """The words naming who ("Petr", "Brad and JF", "The SC", "I"); empty: the line's speaker."""
+    work: str
+    """The object of the verb: the work when it names work ("a communication draft")."""
+    rest: str
+    """Everything after the verb, where "it" / "the PEP" may name the item discussed."""
+    labelled: bool
+    """The line is labelled an action item ("AI:", "Action:")."""
+
+
+_ACTION_LABEL = re.compile(
+    r"^\W*(?:action items?|actions?|ai|todo|next steps?)\W*(?:\([^)]*\))?\s*[:\-–]\W*\s*", re.I
+)
+_COMMITMENT = re.compile(
+    r"^(?P<who>.{0,60}?)\s*(?<![\w'])(?P<modal>will|'ll|is going to|are going to|am going to"
+    r"|volunteered to|offered to|is happy to|are happy to|agreed to|has an action item to"
+    r"|have an action item to|to)\s+(?:(?:also|then|now|soon|\w+ly)\s+)?(?P<verb>[a-z]+)\b"
+    r"(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_NOT_WORK_VERBS = frozenset(
+    {
+        "be",
+        "have",
+        "need",
+        "see",
+        "wait",
+        "let",
+        "hear",
+        "know",
+        "like",
+        "want",
+        "think",
+        "say",
+        "keep",
+        "try",
+        "go",
+        "come",
+        "defer",
+        "postpone",
+        "accept",
+        "reject",
+        "approve",
+        "decline",
+    }
+)
+_NOT_A_VERB = frozenset({"DT", "PRP", "PRP$", "IN", "CC", "RB", "CD", "MD", "WDT", "WP", "TO"})
+"""After "will" or "to" a word is a verb by its place; these tags say it is none ("to the",
+"will not")."""
+_PARTICLE = re.compile(
+    r"^\s*(?:out|up|back|on|off|over|through|forward with|forward on|forward|ahead with|in)\b",
+    re.IGNORECASE,
+)
+_BY_DOING = re.compile(r"^\s*(?:by|on)\s+[a-z]+ing\b", re.IGNORECASE)
+_OBJECT_STOP = re.compile(
+    r"\s+(?:to|so|so that|in order to|because|which|that|as|about|for|with|on|in|from|at|by"
+    r"|once|when|if|and|but|after|before|until|there|here)\b|\s*[,;(:]",
+    re.IGNORECASE,
+)
+
+
+def find_commitment(text: str) -> Commitment | None:
+    """The work a minutes line commits someone to, if it does (see ``Commitment``); never a
+    question, a negation ("will not"), or a verb that commits to no work ("will be", "to
+    see")."""
+    text = _SPEAKER.sub("", text.strip(), count=1)  # "DS: …": who speaks is no subject
+    labelled = _ACTION_LABEL.match(text)
+    words = text[labelled.end() :] if labelled else text
+    found = _COMMITMENT.match(words.strip())
+    if found is None:
+        return None
+    verb = found["verb"].lower()
+    if verb in _NOT_WORK_VERBS or tag(verb) in _NOT_A_VERB:
+        return None
+    who = found["who"].strip(" ,:*_")
+    if who and not re.fullmatch(r"[\w@.'’ &,+-]+", who):
+        return None  # "[Trying to find consensus]": a bracketed remark, no one's commitment
+    if found["modal"].lower() == "to" and not (labelled or who):
+        return None  # "Time to merge this": a bare "to" commits someone only in an action item
+    rest = found["rest"]
+    rest = _PARTICLE.sub("", rest, count=1)
+    rest = _BY_DOING.sub("", rest, count=1)
+    rest = _PARENTHESES.sub("", rest).strip(" .")
+    work = _OBJECT_STOP.split(f" {rest}", maxsplit=1)[0].strip(" .")
+    # "a clearer guideline": a comparison says how the work should be, not which it is
+    work = " ".join(w for w in work.split(" ") if tag(w) not in {"JJR", "JJS", "RBR"})
+    return Commitment(who, work, rest, labelled is not None)
+
+
+_WORK_NOUNS = frozenset(
+    {
+        "proposal",
+        "draft",
+        "doc",
+        "document",
+        "post",
+        "repo",
+        "repository",
+        "spec",
+        "guideline",
+        "guidelines",
+        "charter",
+        "rfc",
+        "pep",
+        "pr",
+        "issue",
+        "test",
+        "tests",
+        "testsuite",
+        "release",
+        "schedule",
+        "plan",
+        "template",
+        "writeup",
+        "write-up",
+        "summary",
+        "presentation",
+        "talk",
+        "tutorial",
+        "patch",
+        "implementation",
+        "parser",
+        "migration",
+        "sprint",
+        "process",
+        "survey",
+        "announcement",
+        "policy",
+        "roadmap",
+        "report",
+        "page",
+        "website",
+        "prototype",
+        "tool",
+        "bot",
+        "workshop",
+        "meeting",
+    }
+)
+"""Heads of phrases that name a piece of work a person can take on (GUIDE §8.3: the target of
+an action item is its object when the object is itself named work)."""
+
+
+def names_work(phrase: str) -> bool:
+    """Whether an action's object names work ("a communication draft", "the phases proposal",
+    "a repo") rather than something done to people ("the authors", "a couple of questions")."""
+    words = re.findall(r"[\w'-]+", phrase.lower())
+    return bool(words) and words[-1] in _WORK_NOUNS
+
+
+def discussed_item(text: str) -> str | None:
+    """What a sentence of minutes says was discussed ("The SC discussed PEP 646, which …",
+    "continued discussing PEP 692 – Using TypedDict …"): the item the sentences after it are
+    about ("Petr will send out a couple of questions about it")."""
+    found = _DISCUSSING.search(text)
+    if found is None:
+        return None
+    return _about(_CLAUSES.split(found["about"], maxsplit=1)[0])
+
+
+_DISCUSSING = re.compile(
+    r"\b(?:discussed|discussing|reviewed|considered|talked about)\s+(?:briefly\s+)?"
+    r"(?P<about>.+)$",
+    re.IGNORECASE,
+)

@@ -209,7 +209,15 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.minutes import agenda_topic, find_decisions, item_name
+from memory.extraction.minutes import (
+    agenda_topic,
+    discussed_item,
+    find_commitment,
+    find_decisions,
+    item_name,
+    minutes_speaker,
+    names_work,
+)
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -980,6 +988,9 @@ class _Reader:
             marker = _TRANSCRIPT_SPEAKER.match(passage.text)
             self.passage_speaker = ExtractedEntity(marker["name"], "Person") if (
                 marker is not None and not _NOT_AGENTS.match(marker["name"])) else None
+            if self.passage_speaker is None:
+                # "TL: I've been working on …", "DS: … will create a repo": minutes' speakers
+                self.passage_speaker = minutes_speaker(passage.text)
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 
@@ -1114,6 +1125,8 @@ class _Reader:
                 self._read_in_context(text, sentence, passage)
             if len(self.records) == before:
                 self._read_problem(text, sentence)
+            if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
+                self._read_commitment(text, sentence, passage)
         finally:
             self.speaker = None
             self.in_context = False
@@ -1253,6 +1266,12 @@ class _Reader:
         else the agenda item its heading names ("Update on CSP integration")."""
         decisions = find_decisions(self.masked.text)
         clause = self._bare_clause(sentence)
+        discussed = discussed_item(self.masked.text)
+        if discussed is not None and self.masked.reference(discussed) is None and not (
+                _DISCUSSED_WORK.match(discussed)):
+            discussed = None  # "discussed the state of …": only an item by its name is the topic
+        if discussed is not None:
+            self._decided(discussed, clause)  # what "it" means in the sentences after it
         for decision in decisions:
             about = self._decided(decision.about, clause) if decision.about else None
             if decision.item is not None and decision.item.lower() not in _PRONOUNS:
@@ -1261,6 +1280,70 @@ class _Reader:
                 item = about or self.context or self._agenda_item(passage)
             if item is not None and item.type == "WorkItem":
                 self.status(item, decision.status, clause, reported=False)
+
+    def _read_commitment(self, text: str, sentence: str, passage: Passage) -> None:
+        """Someone in minutes takes on work ("Petr will send out a couple of questions about
+        it", "*AI:* Brad and JF to update the phases proposal", "DS: … will create a repo";
+        ``memory.extraction.minutes.find_commitment``): they are responsible for the work the
+        object names, else for the item the line refers back to ("it", "the PEP"), else for the
+        item above; an action item's label also makes its heading's agenda item that item
+        (GUIDE §8.1, §8.3). Not in a tracker's thread, whose own lines are read above."""
+        if self.own is not None and not self.own_is_section:
+            return
+        commitment = find_commitment(text)
+        if commitment is None:
+            return
+        clause = self._bare_clause(sentence)
+        people = self._committed(commitment.who, clause, labelled=commitment.labelled)
+        if not people:
+            return
+        item: ExtractedEntity | None = None
+        references = [ref for word in PLACEHOLDER_REF.findall(commitment.rest)
+                      if (ref := self.masked.references.get(word)) is not None
+                      and ref.type == "WorkItem"]
+        if references:
+            item = ExtractedEntity(references[0].name, "WorkItem")
+        elif names_work(commitment.work) and not _REFERS_BACK.fullmatch(commitment.work):
+            item = self.thing(commitment.work, clause)
+        if item is None and _REFERS_BACK.search(commitment.rest):
+            item = self.last_thing or self.context  # "about it", "update the PEP"
+        if item is None:
+            item = self.context or (self._agenda_item(passage) if commitment.labelled else None)
+        if item is None or item.type != "WorkItem":
+            return
+        for person in people:
+            self.fact(person, RESPONSIBLE_FOR, item, clause)
+
+    def _committed(self, who: str, clause: _Clause, *, labelled: bool
+                   ) -> list[ExtractedEntity]:
+        """Who a commitment names: the line's speaker ("DS: … will create"), people by name
+        ("Brad and JF"), or a body ("The SC"); nobody for "we", "you" or a common word ("Time
+        to merge this")."""
+        if not who or who.lower() == "i":
+            return [self.passage_speaker] if self.passage_speaker is not None else []
+        people = []
+        names = [n for n in _NAMES_SPLIT.split(who) if n]
+        # In an action item, or beside a name no lexicon knows ("Brad and JF"), a proper noun
+        # that is also a word ("Brad", "Robin") is a name too.
+        clear = labelled or (len(names) > 1 and any(
+            _names_a_person(n, bare=True) for n in names))
+        for name in names:
+            body = name.removeprefix("The ").removeprefix("the ")
+            if body != name and body.isupper() and len(body) <= 5:
+                people.append(ExtractedEntity(body, "Team"))  # "The SC"
+                continue
+            reference = self.masked.references.get(name)
+            if reference is not None and reference.type in {"Person", "Team"}:
+                people.append(ExtractedEntity(reference.name, reference.type))
+                continue
+            words = name.split(" ")
+            if _NOT_AGENTS.match(name) or len(words) > 3 or not (
+                    name in self.speakers or self._known_type(name) == "Person"
+                    or all(_names_a_person(word, bare=True) or (
+                        clear and _names_a_person(word, bare=False)) for word in words)):
+                return []
+            people.append(ExtractedEntity(name, "Person"))
+        return people
 
     def _decided(self, words: str, clause: _Clause) -> ExtractedEntity | None:
         """The item a decision names: what is decided on is work ("PEP 582" is no HTTP 582
@@ -2793,6 +2876,13 @@ _COVERED_BY = re.compile(
     r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
     r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
     r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
+_DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")
+"""A discussed item by its name: an identifier ("PEP 646", "EIP-4444") or a proper name."""
+_REFERS_BACK = re.compile(
+    r"\b(?:it|this|that)\b(?! (?:is|was|are|were|we|you|they)\b)|\b(?:the|this|that|these)"
+    r" (?:pep|proposal|issue|pr|rfc|spec|item|one|work|change|changes|topic)\b", _I)
+"""Words of an action that point back at the item under discussion ("about it", "update the
+PEP", "comment on that issue")."""
 _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
     r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening)\W*)$",

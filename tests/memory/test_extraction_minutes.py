@@ -184,3 +184,62 @@ def test_software_named_as_such_is_still_in_use(line: str) -> None:
     extraction = extract_with_rules(line, author="Acme Corp", reference_time=REFERENCE_TIME)
 
     assert {f.relation for f in extraction.facts} == {"USES"}
+
+
+# ------------------------------------------------------------- who takes on what in minutes
+
+
+def responsibilities(extraction: Extraction) -> set[tuple[str, str]]:
+    return {(f.source, f.target) for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"}
+
+
+def test_a_minutes_speaker_by_initials_is_the_i_of_the_line() -> None:
+    """wasm-cg-main-2022-cg-06-21-s7; ethereum-pm writes the same speaker in bold
+    ("**Vitalik**: …", ethpm-allcoredevs-cl-meetings-call-052-s18)."""
+    extraction = extract("### Binaryen\n\nTL: I've been working on new parser in Binaryen and "
+                         "noticed an inconsistency.\n")
+
+    assert responsibilities(extraction) == {("TL", "New Parser in Binaryen")}
+
+
+def test_someone_who_will_act_about_it_takes_on_the_item_just_discussed() -> None:
+    """pysc-2022-01-10 and pysc-2022-11-28 ("Thomas will ask the authors to update the PEP"),
+    as cpc's "Jory will move forward with …" under its item (cpc-meetings-2020-2020-11-17-s7)."""
+    extraction = extract("## 2022-01-10\n\n* The SC discussed PEP 646, which was changed since "
+                         "the previous SC accepted it. Petr will send out a couple of questions "
+                         "about it.\n")
+
+    assert responsibilities(extraction) == {("Petr", "PEP 646")}
+
+
+def test_the_work_an_action_names_is_what_its_people_take_on() -> None:
+    """wasm-cg-main-2018-cg-02-06-s18; a body that will act is responsible too (pysc-2022-01-10:
+    "The SC will start by creating a clearer guideline")."""
+    assert responsibilities(extract("#### Phases\n\n*AI:* Brad and JF to update the phases "
+                                    "proposal.\n")) == {("Brad", "Phases Proposal"),
+                                                        ("JF", "Phases Proposal")}
+    assert responsibilities(extract("## 2022-01-10\n\nThe SC will start by creating a clearer "
+                                    "guideline for when a PEP is required.\n")) == {
+        ("SC", "Guideline")}
+
+
+def test_an_action_item_that_names_no_work_is_about_its_agenda_item() -> None:
+    """GUIDE §8.1's example, wasm-cg-main-2018-cg-02-21-s17."""
+    extraction = extract("#### Layer 1 encoding proposal\n\n*AI:* Brad to ping tooling people, "
+                         "as well as Brotli people.\n")
+
+    assert responsibilities(extraction) == {("Brad", "Layer 1 Encoding Proposal")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Time to merge this.",
+        "BS: [Trying to find consensus]",
+        "We will create a repo for this.",
+        "Someone will look at it next week.",
+        "The release will be published on Monday.",
+    ],
+)
+def test_no_one_named_takes_on_nothing(line: str) -> None:
+    assert responsibilities(extract(f"#### Rename memory.drop\n\n{line}\n")) == set()
