@@ -342,7 +342,7 @@ def _item(words: str) -> str | None:
     words = _BE_END.sub("", words).strip()
     words = _DECISION_NOUN.sub("", words).strip(" .,:;*_")
     words = re.split(r"\s+[-–—]\s+", words, maxsplit=1)[0].strip()  # "PEP 690 – Lazy Imports"
-    return words or None
+    return words if re.search(r"[A-Za-z0-9]", words) else None  # "accepted 🎉": no item
 
 
 _AGENDA_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[a-z][.)])\s+", re.IGNORECASE)
@@ -562,3 +562,186 @@ _DISCUSSING = re.compile(
     r"(?P<about>.+)$",
     re.IGNORECASE,
 )
+
+
+# ----------------------------------------------------------------------------- standup notes
+
+_HANDLE_HEADING = re.compile(r"^@(?P<name>[A-Za-z0-9][\w.-]*)$")
+_SECTIONS = (
+    (
+        "next",
+        re.compile(
+            r"^(?:next|next (?:week|steps?|up)|up next|todo|to do|planned|plans"
+            r"|doing|in progress|ongoing|working on|this week)\W*$",
+            re.I,
+        ),
+    ),
+    ("done", re.compile(r"^(?:done|completed?|finished|accomplished|last week|shipped)\W*$", re.I)),
+    ("blocked", re.compile(r"^(?:blocked|blockers?|blocking|impediments?)\W*$", re.I)),
+)
+_NOTHING = re.compile(r"^\W*(?:n/?a|none|nothing|no|nope|tbd|-+)\W*$", re.I)
+
+
+def standup_owner(headings: tuple[str, ...]) -> str | None:
+    """Whose update a line is in standup notes: the handle that heads it ("@dryajov" alone on
+    its line, then Done / Blocked / Next)."""
+    for heading in reversed(headings):
+        found = _HANDLE_HEADING.match(heading.strip(" *_:"))
+        if found is not None:
+            return found["name"]
+    return None
+
+
+def standup_section(parents: tuple[str, ...]) -> str | None:
+    """Which part of a standup update a list item is in — ``next`` (and ongoing work),
+    ``done`` or ``blocked`` — by the label of the list it is nested under."""
+    for parent in reversed(parents):
+        label = parent.strip(" *_").split(":", 1)[0].strip()
+        for section, pattern in _SECTIONS:
+            if pattern.match(label):
+                return section
+    return None
+
+
+@dataclass(frozen=True)
+class StandupItem:
+    work: str
+    """The words naming the work (may be a reference placeholder)."""
+    status: str | None = None
+    """What the item's own words say of it ("Released X" → released)."""
+    responsible: bool = False
+    """The line is work its author is doing or will do (Next, or ongoing)."""
+
+
+_WIP = re.compile(r"^\W*\[?\s*wip\s*\]?\W*", re.I)
+_STANDUP_VERBS = frozenset(
+    {
+        "continue",
+        "finish",
+        "start",
+        "work",
+        "get",
+        "keep",
+        "complete",
+        "do",
+        "make",
+        "begin",
+        "resume",
+        "try",
+        "help",
+        "take",
+        "handle",
+        "wrap",
+        "assist",
+        "support",
+        "improve",
+        "add",
+        "write",
+        "build",
+        "fix",
+        "review",
+        "merge",
+        "land",
+        "expand",
+        "refactor",
+        "implement",
+        "propose",
+        "update",
+        "debug",
+        "investigate",
+        "explore",
+        "prepare",
+        "publish",
+        "release",
+        "ship",
+        "apply",
+        "create",
+        "design",
+        "draft",
+        "test",
+        "document",
+    }
+)
+"""Verbs a standup line opens with: its work is what follows them."""
+_DONE_STATUSES = {
+    "release": "released",
+    "ship": "released",
+    "publish": "released",
+    "deploy": "released",
+    "fix": "fixed",
+    "merge": "merged",
+    "land": "merged",
+}
+_STANDUP_FILLER = re.compile(
+    r"^(?:&|and|on|off|up|with|to|the|a|an|some|more|new|my|our|working"
+    r"|successfully|also|still|further)\b\s*",
+    re.I,
+)
+_STANDUP_STOP = re.compile(
+    r"\s+(?:-{1,2}|–|—)\s+.*$|\s*[(:;].*$|\s+(?:for|with|using|by|from|to get|to make|and hopefully"
+    r"|hopefully|so that|because|this week|next week|as well|into)\b.*$",
+    re.I,
+)
+_RESULT = re.compile(r"\s+(?:merged|ready|done|finished|landed|released|working|in)$", re.I)
+
+
+def standup_item(text: str, section: str) -> StandupItem | None:
+    """The work a standup line names, and the status its words give it (GUIDE §10): under
+    Next, "Finish mplex crash issue" → the mplex crash issue; anywhere, ongoing work ("Working
+    on npm-on-ipfs", "… (ongoing)"); under Done, only what a past tense says ("Released
+    v2.3.2" → released, "Fixed …" → fixed), never responsibility for finished work."""
+    words = text.strip(" *_.")
+    if (
+        not words
+        or _NOTHING.match(words)
+        or words.endswith("?")
+        or not re.search(r"[A-Za-z]", words)
+    ):
+        return None
+    first = words.split(" ", 1)[0]
+    status = None
+    ongoing = bool(_ONGOING.search(words))
+    if section == "done":
+        if first.lower() in _PAST_STATUSES:
+            status = _PAST_STATUSES[first.lower()]
+        elif not ongoing:
+            return None  # finished work gives no responsibility, only what its words say
+        words = _ONGOING.sub("", words)
+    while section != "blocked":  # a blocked item is named, not done ("Streaming LS PR")
+        first = words.split(" ", 1)[0]
+        if (
+            lemma(first) in _STANDUP_VERBS
+            or first.lower() in _PAST_STATUSES
+            or (first.lower().endswith("ing") and tag(first) == "VBG")
+            or (tag(first.lower()) == "VB" and " " in words)
+        ):
+            words = words[len(first) :].strip()
+            continue
+        filler = _STANDUP_FILLER.match(words)
+        if filler is not None and filler.end() > 0:
+            words = words[filler.end() :]
+            continue
+        break
+    words = _PROBLEM_WITH.sub("", words)  # "Fixed problem with extra nodes appearing …"
+    words = _STANDUP_STOP.sub("", words).strip(" .,")
+    words = _RESULT.sub("", words).strip(" .,")  # "get circuit related work merged"
+    if not words or len(words.split()) > 8:
+        return None
+    return StandupItem(words, status, responsible=section == "next" or ongoing)
+
+
+_PROBLEM_WITH = re.compile(
+    r"^(?:(?:the|a|an)\s+)?(?:problems?|issues?|bugs?)\s+(?:with|in|of)\s+", re.I
+)
+
+
+_PAST_STATUSES = {
+    "released": "released",
+    "shipped": "released",
+    "published": "released",
+    "deployed": "released",
+    "fixed": "fixed",
+    "merged": "merged",
+    "landed": "merged",
+}
+_ONGOING = re.compile(r"^(?:working on|continuing|continue)\b|\s*\(ongoing\)", re.I)

@@ -217,6 +217,9 @@ from memory.extraction.minutes import (
     item_name,
     minutes_speaker,
     names_work,
+    standup_item,
+    standup_owner,
+    standup_section,
 )
 from memory.extraction.symptoms import (
     SYMPTOMS,
@@ -945,6 +948,8 @@ class _Reader:
         """That item is the episode's own (a thread's), not one an agenda lists above."""
         self.speakers: set[str] = set()
         """Names that speak in the document ("Mark: …"): people, whatever else the word means."""
+        self.standup_owner: ExtractedEntity | None = None
+        """Whose standup update the passage is in ("@dryajov" above Done / Blocked / Next)."""
         self.heading_agent: ExtractedEntity | None = None
         """A team or person a heading names ("### Lighthouse"): who the first-person and
         subjectless lines under it speak for."""
@@ -983,6 +988,8 @@ class _Reader:
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
             self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
                 passage.headings, title if self.own is not None else None)
+            owner = standup_owner(passage.headings)
+            self.standup_owner = ExtractedEntity(owner, "Person") if owner else None
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
             marker = _TRANSCRIPT_SPEAKER.match(passage.text)
@@ -1125,6 +1132,8 @@ class _Reader:
                 self._read_in_context(text, sentence, passage)
             if len(self.records) == before:
                 self._read_problem(text, sentence)
+            if len(self.records) == before and self.standup_owner is not None:
+                self._read_standup(text, sentence, passage)
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 self._read_commitment(text, sentence, passage)
         finally:
@@ -1280,6 +1289,38 @@ class _Reader:
                 item = about or self.context or self._agenda_item(passage)
             if item is not None and item.type == "WorkItem":
                 self.status(item, decision.status, clause, reported=False)
+
+    def _read_standup(self, text: str, sentence: str, passage: Passage) -> None:
+        """A line of someone's standup update (GUIDE §10): under Next (or ongoing), its work
+        is theirs; under Blocked, its item is blocked; under Done, only the status its words
+        say ("Released v2.3.2", "[WIP] …"). The item is a reference the line names outside
+        parentheses, else its words (``memory.extraction.minutes.standup_item``)."""
+        assert self.standup_owner is not None
+        if not passage.parents or standup_section(passage.parents[-1:]) is None:
+            return  # only the items of a section: what is nested under them details them
+        section = standup_section(passage.parents[-1:])
+        assert section is not None
+        found = standup_item(self.masked.text, section)
+        if found is None:
+            return
+        clause = self._bare_clause(sentence)
+        outside = _PARENTHETICAL.sub("", self.masked.text)
+        references = [ref for word in PLACEHOLDER_REF.findall(outside)
+                      if (ref := self.masked.references.get(word)) is not None
+                      and ref.type == "WorkItem"]
+        if references:
+            item: ExtractedEntity | None = ExtractedEntity(references[0].name, "WorkItem")
+        else:
+            phrase = _noun_phrase(found.work) if "zz" not in found.work else None
+            item = ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
+        if item is None:
+            return
+        if found.responsible:
+            self.fact(self.standup_owner, RESPONSIBLE_FOR, item, clause)
+        if section == "blocked":
+            self.status(item, "blocked", clause, reported=False)
+        if found.status is not None:
+            self.status(item, found.status, clause, reported=False)
 
     def _read_commitment(self, text: str, sentence: str, passage: Passage) -> None:
         """Someone in minutes takes on work ("Petr will send out a couple of questions about

@@ -53,6 +53,7 @@ _LABEL_LINE = re.compile(r"^\s*(?P<text>[A-Z][^.!?]{1,80}):\s*$")
 _BULLET = re.compile(
     r"^(?P<indent>\s*)(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$"
 )
+_HANDLE_LINE = re.compile(r"^\s*(?:\*\*)?@(?P<name>[A-Za-z0-9][\w.-]*)(?:\*\*)?\s*:?\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 _QUOTE = re.compile(r"^\s*>")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
@@ -204,6 +205,9 @@ def _heading(line: str, lines: list[str], index: int) -> tuple[int, str] | None:
         underline = lines[index + 1].strip()
         if underline.startswith("=") or (underline.startswith("-") and len(underline) >= 3):
             return (1 if underline.startswith("=") else 2), line.strip()
+    handle = _HANDLE_LINE.match(line)
+    if handle is not None:
+        return _LABEL_LEVEL, f"@{handle['name']}"  # "@dryajov" above a standup's Done / Next
     bold = _BOLD_LINE.match(line)
     if bold:
         return _LABEL_LEVEL, bold["text"].strip()

@@ -243,3 +243,57 @@ def test_an_action_item_that_names_no_work_is_about_its_agenda_item() -> None:
 )
 def test_no_one_named_takes_on_nothing(line: str) -> None:
     assert responsibilities(extract(f"#### Rename memory.drop\n\n{line}\n")) == set()
+
+
+# ------------------------------------------------------------------------- standup notes
+
+_STANDUP = """### Week Update
+
+@dryajov
+ - Done:
+   - worked on circuit tutorial
+   - Released v2.3.2
+ - Blocked:
+   - N/A
+ - Next:
+   - get the circuit work merged - hopefuly this week
+   - continue working ipfsd-ctl issues
+     - graceful stop - https://github.com/ipfs/js-ipfsd-ctl/pull/205
+   - finish mplex crash issue
+"""
+
+
+def test_a_standups_next_items_are_the_work_of_whose_update_it_is() -> None:
+    """ipfs-2018-03-12-js-ipfs-dev-team-weekly-dryajov (GUIDE §10); the same owner-above-the-
+    list reading as ethereum-pm's client updates under a team's heading ("### Lighthouse")."""
+    extraction = extract(_STANDUP)
+
+    assert responsibilities(extraction) == {("dryajov", "Circuit Work"),
+                                            ("dryajov", "Ipfsd-ctl Issues"),
+                                            ("dryajov", "Mplex Crash Issue")}
+
+
+def test_a_standups_done_items_give_only_the_status_their_words_say() -> None:
+    """ipfs-2019-01-09-gui-and-in-web-browsers-weekly-fsdiogo ("Released v2.3.2") and
+    ipfs-2019-03-11-js-core-dev-team-weekly-achingbrain ("Fixed problem with extra nodes
+    appearing in hamt shards"): no responsibility for finished work."""
+    assert statuses(extract(_STANDUP)) == {("v2.3.2", "Released")}
+    done = extract("@achingbrain\n- Done:\n  - Fixed problem with extra nodes appearing in hamt "
+                   "shards\n")
+    assert statuses(done) == {("Extra Nodes Appearing in Hamt Shards", "Fixed")}
+    assert responsibilities(done) == set()
+
+
+def test_a_standups_blocked_items_are_blocked() -> None:
+    """ipfs-2018-06-25-js-core-dev-team-weekly-achingbrain and
+    ipfs-2018-04-23-js-ipfs-core-dev-team-weekly-vasco-santos ("- IPNS OKRs")."""
+    extraction = extract("### Week Update\n\n@achingbrain\n  - Done:\n    - Working on the "
+                         "npm-on-ipfs work and adding interop tests\n  - Blocked:\n"
+                         "    - https://github.com/ipfs/go-ipfs/pull/5139\n    - IPNS OKRs\n"
+                         "    - Nope\n")
+
+    assert statuses(extraction) == {("ipfs/go-ipfs#5139", "Blocked"), ("IPNS OKRs", "Blocked")}
+
+
+def test_a_list_under_no_ones_handle_is_no_standup() -> None:
+    assert extract("## Notes\n\n- Next:\n  - finish mplex crash issue\n").facts == []
