@@ -466,6 +466,16 @@ def find_commitment(text: str) -> Commitment | None:
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())
+    if found is not None and len(found["who"].split()) > 3:
+        # "London testnet fork blocks agreed, Tim to document": the clause that commits
+        found = next(
+            (
+                m
+                for part in re.split(r"\s*[,;]\s+", words)
+                if (m := _COMMITMENT.match(part.strip())) is not None and len(m["who"].split()) <= 3
+            ),
+            None,
+        )
     if found is None:
         return None
     verb = found["verb"].lower()

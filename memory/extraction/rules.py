@@ -948,6 +948,8 @@ class _Reader:
         """That item is the episode's own (a thread's), not one an agenda lists above."""
         self.speakers: set[str] = set()
         """Names that speak in the document ("Mark: …"): people, whatever else the word means."""
+        self.decided_item: ExtractedEntity | None = None
+        """The item the sentence being read records a decision on."""
         self.standup_owner: ExtractedEntity | None = None
         """Whose standup update the passage is in ("@dryajov" above Done / Blocked / Next)."""
         self.heading_agent: ExtractedEntity | None = None
@@ -1273,6 +1275,7 @@ class _Reader:
         discussion on X until …"; ``memory.extraction.minutes``): the item's status. An item
         the sentence does not name is the one under discussion: the item above (a reference),
         else the agenda item its heading names ("Update on CSP integration")."""
+        self.decided_item = None
         decisions = find_decisions(self.masked.text)
         clause = self._bare_clause(sentence)
         discussed = discussed_item(self.masked.text)
@@ -1289,6 +1292,7 @@ class _Reader:
                 item = about or self.context or self._agenda_item(passage)
             if item is not None and item.type == "WorkItem":
                 self.status(item, decision.status, clause, reported=False)
+                self.decided_item = item
 
     def _read_standup(self, text: str, sentence: str, passage: Passage) -> None:
         """A line of someone's standup update (GUIDE §10): under Next (or ongoing), its work
@@ -1348,6 +1352,8 @@ class _Reader:
             item = self.thing(commitment.work, clause)
         if item is None and _REFERS_BACK.search(commitment.rest):
             item = self.last_thing or self.context  # "about it", "update the PEP"
+        if item is None and not commitment.work:
+            item = self.decided_item  # "London testnet fork blocks agreed, Tim to document"
         if item is None:
             item = self.context or (self._agenda_item(passage) if commitment.labelled else None)
         if item is None or item.type != "WorkItem":

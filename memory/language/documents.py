@@ -123,6 +123,13 @@ def read_document(text: str) -> Document:
             skip("quote")
             continue
         if _TABLE_ROW.match(line):
+            summary = _summary_row(line)
+            if summary is not None:
+                # "| **Decision 2** | London testnet fork blocks agreed, Tim to document | …":
+                # a numbered row of a summary table is a statement (corpus GUIDE §5)
+                passages.append(Passage(summary, context(), item=True))
+                last_line = index
+                continue
             skip("table")
             continue
         if _RULE.match(line) and not _SETEXT_ABOVE(lines, index):
@@ -188,6 +195,20 @@ def read_document(text: str) -> Document:
         last_line = index
     first_line = next((line.strip() for line in lines if line.strip()), "")
     return Document(passages, skipped, sender, signature, first_line[:MAX_LINE_LENGTH])
+
+
+_SUMMARY_LABEL = re.compile(
+    r"^(?:\*\*|__)?(?:decision|action(?: item)?|resolution|ai)\s*#?\d+(?:\*\*|__)?$", re.I)
+
+
+def _summary_row(line: str) -> str | None:
+    """The statement of a numbered row of a meeting's summary table ("| **Decision 2** |
+    London testnet fork blocks agreed, Tim to document | [1:01:29](…) |"), else None: other
+    tables (results, benchmarks, polls) are data, never read."""
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    if len(cells) < 2 or not _SUMMARY_LABEL.match(cells[0]) or len(cells[1].split()) < 3:
+        return None
+    return cells[1]
 
 
 def _SETEXT_ABOVE(lines: list[str], index: int) -> bool:

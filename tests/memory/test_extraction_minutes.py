@@ -11,6 +11,7 @@ import pytest
 from memory.extraction import Extraction
 from memory.extraction.minutes import Decision, agenda_topic, find_decisions
 from memory.extraction.rules import extract_with_rules
+from memory.language.documents import read_document
 
 REFERENCE_TIME = datetime(2022, 5, 30, tzinfo=UTC)
 
@@ -297,3 +298,34 @@ def test_a_standups_blocked_items_are_blocked() -> None:
 
 def test_a_list_under_no_ones_handle_is_no_standup() -> None:
     assert extract("## Notes\n\n- Next:\n  - finish mplex crash issue\n").facts == []
+
+
+# ------------------------------------------------------------------- summary tables
+
+
+_SUMMARY_TABLE = (
+    "## Decisions and Actions Made\n\n"
+    "| Item | Description | Video ref |\n"
+    "| ------------- | ----------- | --------- |\n"
+    "| **Decision 2**   | London testnet fork blocks agreed, Tim to document "
+    "| [1:01:29](https://youtu.be/XYhN26UrJ5o?t=3689) |\n"
+    "| **Action 1**   | Full sync to be performed to verify EIP 3607 "
+    "| [33:51](https://youtu.be/XYhN26UrJ5o?t=3186) |\n"
+)
+
+
+def test_a_numbered_row_of_a_summary_table_is_read_as_its_statement() -> None:
+    """ethpm-allcoredevs-el-meetings-meeting-115-s8 (GUIDE §5): the decision row's item is
+    accepted, and who is to document it takes it on."""
+    extraction = extract(_SUMMARY_TABLE)
+
+    assert statuses(extraction) == {("London Testnet Fork Blocks", "Accepted")}
+    assert responsibilities(extraction) == {("Tim", "London Testnet Fork Blocks")}
+
+
+def test_a_data_table_is_still_not_read() -> None:
+    """wasm-cg's poll results ("| SF | F | N |") and benchmark tables are data."""
+    document = read_document("| SF | F | N |\n| --- | --- | --- |\n| 8 | 12 | 4 |\n"
+                             "| Run | Time |\n| --- | --- |\n| cold start of the app | 3s |\n")
+
+    assert document.passages == []
