@@ -379,17 +379,49 @@ _MINUTES_SPEAKER = re.compile(r"^(?P<name>[A-Z][A-Za-z]{1,3}|[A-Z][a-z]+(?: [A-Z
 """A minutes line led by who speaks: initials ("DS: ", "TL: ") or a name ("Michael: ")."""
 
 
-def minutes_speaker(line: str) -> ExtractedEntity | None:
+def minutes_speaker(line: str, *, anonymous: bool) -> ExtractedEntity | None:
     """Who speaks a minutes line ("DS: Poll passes, will create a repo", "TL: I've been
     working on new parser in Binaryen"): the "I" of its sentences. Initials are written in
-    capitals; a name is no common English word ("Note: …", "Update: …" are labels)."""
+    capitals and are no label ("AI:", "FYI:", "TODO:"); a name is no common English word
+    ("Note: …", "Update: …") and is read so only in notes no one signs (in a customer's
+    message, "Windows: I have the same issue" is still the customer's "I")."""
     found = _MINUTES_SPEAKER.match(line)
     if found is None:
         return None
     name = found["name"]
-    if name.isupper() or all(not is_common_word(word) for word in name.split(" ")):
+    if name.upper() in _LABELS:
+        return None
+    if name.isupper() and not is_common_word(name.lower()):
+        return ExtractedEntity(name, "Person")
+    if anonymous and all(not is_common_word(word) for word in name.split(" ")):
         return ExtractedEntity(name, "Person")
     return None
+
+
+_LABELS = frozenset(
+    {
+        "AI",
+        "TODO",
+        "FYI",
+        "NOTE",
+        "NB",
+        "PS",
+        "ETA",
+        "TBD",
+        "WIP",
+        "Q",
+        "A",
+        "QA",
+        "ACTION",
+        "RE",
+        "FWIW",
+        "IMO",
+        "TLDR",
+        "EDIT",
+        "UPDATE",
+        "OK",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -999,7 +999,8 @@ class _Reader:
                 marker is not None and not _NOT_AGENTS.match(marker["name"])) else None
             if self.passage_speaker is None:
                 # "TL: I've been working on …", "DS: … will create a repo": minutes' speakers
-                self.passage_speaker = minutes_speaker(passage.text)
+                self.passage_speaker = minutes_speaker(passage.text,
+                                                       anonymous=self.author is None)
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 

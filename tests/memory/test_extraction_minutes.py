@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.extraction import Extraction
-from memory.extraction.minutes import Decision, agenda_topic, find_decisions
+from memory.extraction import ExtractedEntity, Extraction
+from memory.extraction.minutes import Decision, agenda_topic, find_decisions, minutes_speaker
 from memory.extraction.rules import extract_with_rules
 from memory.language.documents import read_document
 
@@ -329,3 +329,15 @@ def test_a_data_table_is_still_not_read() -> None:
                              "| Run | Time |\n| --- | --- |\n| cold start of the app | 3s |\n")
 
     assert document.passages == []
+
+
+def test_a_label_before_a_colon_is_no_speaker() -> None:
+    """"AI: Landing" (cpc-meetings-2019-2019-07-10-s5) is an action item's label, not someone."""
+    assert minutes_speaker("AI: Landing", anonymous=True) is None
+    assert minutes_speaker("DS: Poll passes, will create a repo for this.", anonymous=True) == (
+        ExtractedEntity("DS", "Person"))
+
+
+def test_in_a_signed_message_a_name_before_a_colon_does_not_take_the_authors_i() -> None:
+    """A customer's "Windows: I have the same issue" is the customer's report."""
+    assert minutes_speaker("Windows: I have the same issue", anonymous=False) is None
