@@ -1317,6 +1317,10 @@ class _Reader:
             item: ExtractedEntity | None = ExtractedEntity(references[0].name, "WorkItem")
         else:
             phrase = _noun_phrase(found.work) if "zz" not in found.work else None
+            words = _words(phrase) if phrase else []
+            if len(words) == 1 and ((words[0].islower() and is_common_word(words[0]))
+                                    or words[0].lower() in _BARE_CHANGES):
+                return  # "Testing changes", "Decide on direction", "PRs": no work named
             item = ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
         if item is None:
             return

@@ -341,3 +341,13 @@ def test_a_label_before_a_colon_is_no_speaker() -> None:
 def test_in_a_signed_message_a_name_before_a_colon_does_not_take_the_authors_i() -> None:
     """A customer's "Windows: I have the same issue" is the customer's report."""
     assert minutes_speaker("Windows: I have the same issue", anonymous=False) is None
+
+
+def test_a_standup_line_that_names_no_work_gives_no_responsibility() -> None:
+    """ipfs-2019-03-06-gui-and-in-web-browsers-weekly-olizilla ("Decide on direction …") and
+    ipfs-2019-01-09-gui-and-in-web-browsers-weekly-fsdiogo ("Finish pending PRs"): a bare
+    common noun is no piece of work, while a name is ("Continue Rendezvous")."""
+    extraction = extract("### Week Update\n\n@olizilla\n- Next:\n  - Decide on direction for "
+                         "user help for webui\n  - Finish pending PRs\n  - Continue Rendezvous\n")
+
+    assert responsibilities(extraction) == {("olizilla", "Rendezvous")}
