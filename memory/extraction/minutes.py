@@ -98,6 +98,11 @@ _AGREED = re.compile(
 _DEFER = re.compile(
     r"^(?P<verb>defer(?:ring)?|postpon(?:e|ing)|tabling|table)\b(?P<rest>.*)$", re.IGNORECASE
 )
+_WAIT_UNTIL_NEXT = re.compile(
+    r"(?:^|\W)(?:we |they )?(?:will|'ll|to) wait (?:until|till|for) (?:the )?next "
+    r"(?:time|week|meeting|call|month|session)\b",
+    re.IGNORECASE,
+)
 _POLL_PASSED = re.compile(
     r"^(?:the\s+)?(?:(?:unanimous|consent|consensus|phase \d+)\s+)*(?:poll|vote|proposal|motion)"
     r"\s+(?:has\s+|have\s+)?(?:passe[sd]|carried|succeeded)\b",
@@ -187,6 +192,8 @@ def find_decisions(text: str) -> list[Decision]:
 
 
 def _decision(clause: str, *, after_poll: bool) -> Decision | None:
+    if _WAIT_UNTIL_NEXT.search(clause):
+        return Decision(POSTPONED, None)  # "Will wait until next time when we have Brian"
     if _POLL_PASSED.match(clause):
         return Decision(ACCEPTED, None)
     advances = _ADVANCES.match(clause)

@@ -1290,7 +1290,8 @@ class _Reader:
             if decision.item is not None and decision.item.lower() not in _PRONOUNS:
                 item = self._decided(decision.item, clause)
             else:
-                item = about or self.context or self._agenda_item(passage)
+                item = about or self.context or self._sole_reference() or self._agenda_item(
+                    passage)
             if item is not None and item.type == "WorkItem":
                 self.status(item, decision.status, clause, reported=False)
                 self.decided_item = item
@@ -1396,6 +1397,12 @@ class _Reader:
                 return []
             people.append(ExtractedEntity(name, "Person"))
         return people
+
+    def _sole_reference(self) -> ExtractedEntity | None:
+        """The one work item a sentence names by reference ("Provide implementation guidance
+        [#632](…) *Will wait until next time"): what its decision is about."""
+        items = {r.name for r in self.masked.references.values() if r.type == "WorkItem"}
+        return ExtractedEntity(items.pop(), "WorkItem") if len(items) == 1 else None
 
     def _decided(self, words: str, clause: _Clause) -> ExtractedEntity | None:
         """The item a decision names: what is decided on is work ("PEP 582" is no HTTP 582

@@ -87,6 +87,17 @@ def test_a_deferral_after_a_discussion_is_about_what_was_discussed() -> None:
     assert statuses(extraction) == {("python-dev vs Discourse expected use", "Postponed")}
 
 
+def test_waiting_until_the_next_meeting_postpones_the_item_the_line_names() -> None:
+    """cpc-meetings-2020-2020-12-08-s7; python-sc defers "to the next Steering Council"
+    (pysc-2024-10-16) in the same sense."""
+    extraction = extract("### openjs-foundation/cross-project-council\n\n* Provide "
+                         "implementation guidance for DCO/CLA [#632](https://github.com/"
+                         "openjs-foundation/cross-project-council/issues/632) *Will wait until "
+                         "next time when we have Brian\n")
+
+    assert statuses(extraction) == {("openjs-foundation/cross-project-council#632", "Postponed")}
+
+
 # --------------------------------------------------------------------- polls in CG minutes
 
 
