@@ -349,6 +349,8 @@ def _item(words: str) -> str | None:
     words = _BE_END.sub("", words).strip()
     words = _DECISION_NOUN.sub("", words).strip(" .,:;*_")
     words = re.split(r"\s+[-–—]\s+", words, maxsplit=1)[0].strip()  # "PEP 690 – Lazy Imports"
+    if re.match(r"(?:to|for|with|on|in|by|at|from)\b", words, re.IGNORECASE):
+        return None  # "declined to comment": no item, a complement
     return words if re.search(r"[A-Za-z0-9]", words) else None  # "accepted 🎉": no item
 
 
@@ -583,6 +585,8 @@ _WORK_NOUNS = frozenset(
         "bot",
         "workshop",
         "meeting",
+        "change",
+        "changes",
     }
 )
 """Heads of phrases that name a piece of work a person can take on (GUIDE §8.3: the target of

@@ -1288,6 +1288,9 @@ class _Reader:
         for decision in decisions:
             about = self._decided(decision.about, clause) if decision.about else None
             if decision.item is not None and decision.item.lower() not in _PRONOUNS:
+                if decision.status != "postponed" and not _NAMES_WORK.search(
+                        decision.item) and not names_work(decision.item):
+                    continue  # "We accepted the risk": what is accepted must be work
                 item = self._decided(decision.item, clause)
             else:
                 item = about or self.context or self._sole_reference() or self._agenda_item(
@@ -2935,6 +2938,8 @@ _COVERED_BY = re.compile(
     r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
     r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
     r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
+_NAMES_WORK = re.compile(r"zzref\d+zz|[A-Z0-9]")
+"""An item decided on by a name or an identifier ("PEP 655", "#386", "5 ECMA … specs")."""
 _DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")
 """A discussed item by its name: an identifier ("PEP 646", "EIP-4444") or a proper name."""
 _REFERS_BACK = re.compile(

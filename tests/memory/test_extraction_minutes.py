@@ -126,6 +126,8 @@ def test_a_poll_that_passes_accepts_the_agenda_item(section: str, item: str) -> 
     "line",
     [
         "The SC decided not to accept PEP 999.",
+        "Tim declined to comment on the plan.",
+        "We accepted the risk for now.",
         "If approved, we can merge PEP 999 next week.",
         "PEP 999 will be accepted once the authors update it.",
         "Poll for phase 3",
