@@ -1137,6 +1137,8 @@ class _Reader:
                 self._read_problem(text, sentence)
             if len(self.records) == before and self.standup_owner is not None:
                 self._read_standup(text, sentence, passage)
+            elif self.standup_owner is not None:
+                self._keep_named_blocker_only(before)  # "Bitswap PoC is blocked on testground"
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 self._read_commitment(text, sentence, passage)
         finally:
@@ -1549,10 +1551,24 @@ class _Reader:
             if _SUBJECTLESS_STATUS.match(words):
                 self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
                 self._read_text(f"{_CONTEXT_WORD} {_with_verb(words)}", sentence)
+                if not self.context_is_own:
+                    self._keep_named_blocker_only(before)
                 return len(self.records) > before
         finally:
             self.in_context = False
         return False
+
+    def _keep_named_blocker_only(self, before: int) -> None:
+        """Under an agenda item, "Blocked on #432" says what the item waits on: the dependency
+        is the fact, not a Blocked status beside it (corpus GUIDE §5 and §10: "blocked by #910"
+        → `#851 DEPENDS_ON #910`)."""
+        new = self.records[before:]
+        waiting = [r.source for r in new if r.relation == DEPENDS_ON]
+        if waiting:
+            self.records[before:] = [
+                r for r in new if not (r.relation == HAS_STATUS and r.source in waiting
+                                       and r.target is not None
+                                       and r.target.name.lower() == _BLOCKED)]
 
     def _read_text(self, text: str, sentence: str) -> None:
         self.sentence = _Sentence()

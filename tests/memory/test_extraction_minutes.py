@@ -364,3 +364,19 @@ def test_a_standup_line_that_names_no_work_gives_no_responsibility() -> None:
                          "user help for webui\n  - Finish pending PRs\n  - Continue Rendezvous\n")
 
     assert responsibilities(extraction) == {("olizilla", "Rendezvous")}
+
+
+def test_a_blocked_item_with_a_named_blocker_gives_the_dependency_alone() -> None:
+    """cpc-meetings-2020-2020-01-14-s6 ("Blocked on #432" under #379) and
+    ipfs-2019-12-02-core-implementations-weekly-dirkmc ("Bitswap PoC is blocked on reviews and
+    testground"): GUIDE §5 and §10 — the dependency, no Blocked status beside it."""
+    minutes = extract("### openjs-foundation/cross-project-council\n\n* Collaboration space "
+                      "[#379](https://github.com/openjs-foundation/cross-project-council/issues/"
+                      "379)\n  * Blocked on [#432](https://github.com/openjs-foundation/"
+                      "cross-project-council/issues/432)\n")
+    standup = extract("### Week Update\n\n@dirkmc\n- Blocked:\n  - Bitswap PoC is blocked on "
+                      "reviews and testground\n")
+
+    assert {f.relation for f in minutes.facts} == {"DEPENDS_ON"}
+    assert {(f.source, f.relation, f.target) for f in standup.facts} == {
+        ("Bitswap PoC", "DEPENDS_ON", "Reviews and Testground")}
