@@ -209,18 +209,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.minutes import (
-    agenda_topic,
-    discussed_item,
-    find_commitment,
-    find_decisions,
-    item_name,
-    minutes_speaker,
-    names_work,
-    standup_item,
-    standup_owner,
-    standup_section,
-)
+from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -1099,7 +1088,7 @@ class _Reader:
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
-        self._read_decisions(sentence, passage)
+        minutes_reading.read_decisions(self, sentence, passage)
         if self.context is not None:
             # "Niko would like to see a full matrix (Niko to comment)": the aside is an action
             for aside in _ASIDE.findall(self.masked.text):
@@ -1136,11 +1125,11 @@ class _Reader:
             if len(self.records) == before:
                 self._read_problem(text, sentence)
             if len(self.records) == before and self.standup_owner is not None:
-                self._read_standup(text, sentence, passage)
+                minutes_reading.read_standup(self, text, sentence, passage)
             elif self.standup_owner is not None:
                 self._keep_named_blocker_only(before)  # "Bitswap PoC is blocked on testground"
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
-                self._read_commitment(text, sentence, passage)
+                minutes_reading.read_commitment(self, text, sentence, passage)
         finally:
             self.speaker = None
             self.in_context = False
@@ -1272,166 +1261,6 @@ class _Reader:
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
-
-    def _read_decisions(self, sentence: str, passage: Passage) -> None:
-        """What minutes record as decided ("The SC accepted PEP 655", "Poll passes", "Defer
-        discussion on X until …"; ``memory.extraction.minutes``): the item's status. An item
-        the sentence does not name is the one under discussion: the item above (a reference),
-        else the agenda item its heading names ("Update on CSP integration")."""
-        self.decided_item = None
-        decisions = find_decisions(self.masked.text)
-        clause = self._bare_clause(sentence)
-        discussed = discussed_item(self.masked.text)
-        if discussed is not None and self.masked.reference(discussed) is None and not (
-                _DISCUSSED_WORK.match(discussed)):
-            discussed = None  # "discussed the state of …": only an item by its name is the topic
-        if discussed is not None:
-            self._decided(discussed, clause)  # what "it" means in the sentences after it
-        for decision in decisions:
-            about = self._decided(decision.about, clause) if decision.about else None
-            if decision.item is not None and decision.item.lower() not in _PRONOUNS:
-                if decision.status != "postponed" and not _NAMES_WORK.search(
-                        decision.item) and not names_work(decision.item):
-                    continue  # "We accepted the risk": what is accepted must be work
-                item = self._decided(decision.item, clause)
-            else:
-                item = about or self.context or self._sole_reference() or self._agenda_item(
-                    passage)
-            if item is not None and item.type == "WorkItem":
-                self.status(item, decision.status, clause, reported=False)
-                self.decided_item = item
-
-    def _read_standup(self, text: str, sentence: str, passage: Passage) -> None:
-        """A line of someone's standup update (GUIDE §10): under Next (or ongoing), its work
-        is theirs; under Blocked, its item is blocked; under Done, only the status its words
-        say ("Released v2.3.2", "[WIP] …"). The item is a reference the line names outside
-        parentheses, else its words (``memory.extraction.minutes.standup_item``)."""
-        assert self.standup_owner is not None
-        if not passage.parents or standup_section(passage.parents[-1:]) is None:
-            return  # only the items of a section: what is nested under them details them
-        section = standup_section(passage.parents[-1:])
-        assert section is not None
-        found = standup_item(self.masked.text, section)
-        if found is None:
-            return
-        clause = self._bare_clause(sentence)
-        outside = _PARENTHETICAL.sub("", self.masked.text)
-        references = [ref for word in PLACEHOLDER_REF.findall(outside)
-                      if (ref := self.masked.references.get(word)) is not None
-                      and ref.type == "WorkItem"]
-        if references:
-            item: ExtractedEntity | None = ExtractedEntity(references[0].name, "WorkItem")
-        else:
-            phrase = _noun_phrase(found.work) if "zz" not in found.work else None
-            words = _words(phrase) if phrase else []
-            if len(words) == 1 and ((words[0].islower() and is_common_word(words[0]))
-                                    or words[0].lower() in _BARE_CHANGES):
-                return  # "Testing changes", "Decide on direction", "PRs": no work named
-            item = ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
-        if item is None:
-            return
-        if found.responsible:
-            self.fact(self.standup_owner, RESPONSIBLE_FOR, item, clause)
-        if section == "blocked":
-            self.status(item, "blocked", clause, reported=False)
-        if found.status is not None:
-            self.status(item, found.status, clause, reported=False)
-
-    def _read_commitment(self, text: str, sentence: str, passage: Passage) -> None:
-        """Someone in minutes takes on work ("Petr will send out a couple of questions about
-        it", "*AI:* Brad and JF to update the phases proposal", "DS: … will create a repo";
-        ``memory.extraction.minutes.find_commitment``): they are responsible for the work the
-        object names, else for the item the line refers back to ("it", "the PEP"), else for the
-        item above; an action item's label also makes its heading's agenda item that item
-        (GUIDE §8.1, §8.3). Not in a tracker's thread, whose own lines are read above."""
-        if self.own is not None and not self.own_is_section:
-            return
-        commitment = find_commitment(text)
-        if commitment is None:
-            return
-        clause = self._bare_clause(sentence)
-        people = self._committed(commitment.who, clause, labelled=commitment.labelled)
-        if not people:
-            return
-        item: ExtractedEntity | None = None
-        references = [ref for word in PLACEHOLDER_REF.findall(commitment.rest)
-                      if (ref := self.masked.references.get(word)) is not None
-                      and ref.type == "WorkItem"]
-        if references:
-            item = ExtractedEntity(references[0].name, "WorkItem")
-        elif names_work(commitment.work) and not _REFERS_BACK.fullmatch(commitment.work):
-            item = self.thing(commitment.work, clause)
-        if item is None and _REFERS_BACK.search(commitment.rest):
-            item = self.last_thing or self.context  # "about it", "update the PEP"
-        if item is None and not commitment.work:
-            item = self.decided_item  # "London testnet fork blocks agreed, Tim to document"
-        if item is None:
-            item = self.context or (self._agenda_item(passage) if commitment.labelled else None)
-        if item is None or item.type != "WorkItem":
-            return
-        for person in people:
-            self.fact(person, RESPONSIBLE_FOR, item, clause)
-
-    def _committed(self, who: str, clause: _Clause, *, labelled: bool
-                   ) -> list[ExtractedEntity]:
-        """Who a commitment names: the line's speaker ("DS: … will create"), people by name
-        ("Brad and JF"), or a body ("The SC"); nobody for "we", "you" or a common word ("Time
-        to merge this")."""
-        if not who or who.lower() == "i":
-            return [self.passage_speaker] if self.passage_speaker is not None else []
-        people = []
-        names = [n for n in _NAMES_SPLIT.split(who) if n]
-        # In an action item, or beside a name no lexicon knows ("Brad and JF"), a proper noun
-        # that is also a word ("Brad", "Robin") is a name too.
-        clear = labelled or (len(names) > 1 and any(
-            _names_a_person(n, bare=True) for n in names))
-        for name in names:
-            body = name.removeprefix("The ").removeprefix("the ")
-            if body != name and body.isupper() and len(body) <= 5:
-                people.append(ExtractedEntity(body, "Team"))  # "The SC"
-                continue
-            reference = self.masked.references.get(name)
-            if reference is not None and reference.type in {"Person", "Team"}:
-                people.append(ExtractedEntity(reference.name, reference.type))
-                continue
-            words = name.split(" ")
-            if _NOT_AGENTS.match(name) or len(words) > 3 or not (
-                    name in self.speakers or self._known_type(name) == "Person"
-                    or all(_names_a_person(word, bare=True) or (
-                        clear and _names_a_person(word, bare=False)) for word in words)):
-                return []
-            people.append(ExtractedEntity(name, "Person"))
-        return people
-
-    def _sole_reference(self) -> ExtractedEntity | None:
-        """The one work item a sentence names by reference ("Provide implementation guidance
-        [#632](…) *Will wait until next time"): what its decision is about."""
-        items = {r.name for r in self.masked.references.values() if r.type == "WorkItem"}
-        return ExtractedEntity(items.pop(), "WorkItem") if len(items) == 1 else None
-
-    def _decided(self, words: str, clause: _Clause) -> ExtractedEntity | None:
-        """The item a decision names: what is decided on is work ("PEP 582" is no HTTP 582
-        error), however long its name ("term limits/length")."""
-        item = self.thing(words, clause)
-        if item is not None and item.type != "WorkItem" and (
-                phrase := _noun_phrase(words)) is not None:
-            item = ExtractedEntity(_display(phrase), "WorkItem")
-        elif item is None and (name := item_name(words)) is not None:
-            item = ExtractedEntity(name, "WorkItem")
-        if item is not None:
-            self._mention(item)
-        return item
-
-    def _agenda_item(self, passage: Passage) -> ExtractedEntity | None:
-        """The agenda item the nearest heading names (GUIDE §8.1), never a category heading
-        ("Notes", "Week Update", a date)."""
-        if not passage.headings:
-            return None
-        topic = agenda_topic(mask(passage.headings[-1]).text)
-        if topic is None or _CATEGORY_HEADING.search(topic) or PLACEHOLDER.search(topic):
-            return None
-        phrase = _noun_phrase(topic)
-        return ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
 
     def _read_heading_by(self, headings: tuple[str, ...]) -> None:
         """ "## Pres 04: Gossipsub V2 by @ppopth": the handle is responsible for the item the
@@ -2954,20 +2783,6 @@ _COVERED_BY = re.compile(
     r"|resolves|closes|supersedes|will cover|will address|will fix|will resolve) (?:this|it)\b"
     r"|^(?:(?:this|it) (?:is|was|will be|has been) )?(?:covered|addressed|fixed|resolved"
     r"|superseded) (?:by|in) (?P<ref2>zzref\d+zz)", _I)
-_NAMES_WORK = re.compile(r"zzref\d+zz|[A-Z0-9]")
-"""An item decided on by a name or an identifier ("PEP 655", "#386", "5 ECMA … specs")."""
-_DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")
-"""A discussed item by its name: an identifier ("PEP 646", "EIP-4444") or a proper name."""
-_REFERS_BACK = re.compile(
-    r"\b(?:it|this|that)\b(?! (?:is|was|are|were|we|you|they)\b)|\b(?:the|this|that|these)"
-    r" (?:pep|proposal|issue|pr|rfc|spec|item|one|work|change|changes|topic)\b", _I)
-"""Words of an action that point back at the item under discussion ("about it", "update the
-PEP", "comment on that issue")."""
-_CATEGORY_HEADING = re.compile(
-    r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
-    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening)\W*)$",
-    _I)
-"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
 _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), word) for pattern, word in (
         (r"^(?:(?:this|it|that) )?(?:can|could) (?:now )?(?:land|merge)\b"
@@ -3478,3 +3293,8 @@ def extract_with_rules(
     if not facts and not closures and text.strip():
         extraction.unread = UNREAD_RULES
     return extraction
+
+
+# The minutes hooks read with the reader above (a module of their own, imported last: it uses
+# this module's reader and helpers).
+from memory.extraction import minutes_reading  # noqa: E402
