@@ -597,7 +597,9 @@ def names_work(phrase: str) -> bool:
     """Whether an action's object names work ("a communication draft", "the phases proposal",
     "a repo") rather than something done to people ("the authors", "a couple of questions")."""
     words = re.findall(r"[\w'-]+", phrase.lower())
-    return bool(words) and words[-1] in _WORK_NOUNS
+    return bool(words) and (
+        words[-1] in _WORK_NOUNS or words[-1].rsplit("-", 1)[-1] in _WORK_NOUNS
+    )  # "a pre-spec"
 
 
 def discussed_item(text: str) -> str | None:
@@ -798,3 +800,38 @@ _PAST_STATUSES = {
     "landed": "merged",
 }
 _ONGOING = re.compile(r"^(?:working on|continuing|continue)\b|\s*\(ongoing\)", re.I)
+
+
+_AUTHORED = re.compile(
+    r"^(?P<who>[\w@.'’ &-]{1,40}?)\s+(?:(?:have|has)\s+)?(?P<verb>wrote(?: up)?|drafted"
+    r"|prepared|put together|did|opened|created|started|has|have)\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_HEDGE_FILLER = re.compile(r"^(?:kind of|sort of|a kind of|some kind of)\s+", re.IGNORECASE)
+
+
+def find_authored(text: str) -> Commitment | None:
+    """Work someone says they made or hold ("**Vitalik**: … I wrote up kind of a pre-spec of 2
+    versions of data availability", "I did a draft PR separating out the light client spec",
+    "@rromoff has a blog post ready"): responsibility for it, when the object names work
+    (``names_work``) — never the item above ("Danny has a question" names none)."""
+    text = _SPEAKER.sub("", text.strip(), count=1)
+    for part in re.split(r"\s*[,;]\s+", text):
+        found = _AUTHORED.match(part.strip())
+        if found is None:
+            continue
+        rest = _HEDGE_FILLER.sub("", found["rest"].strip())
+        rest = _PARENTHESES.sub("", rest).strip(" .")
+        work = _OBJECT_STOP.split(f" {rest}", maxsplit=1)[0].strip(" .")
+        head = []
+        for word in work.split(" "):  # "a pre-spec of 2 versions …", "a draft PR separating …"
+            if head and (
+                word.lower() in {"of", "into", "over"}
+                or (word.lower().endswith("ing") and tag(word) == "VBG")
+            ):
+                break
+            head.append(word)
+        work = re.sub(r"\s+(?:ready|done|open|up)$", "", " ".join(head), flags=re.IGNORECASE)
+        if names_work(work):
+            return Commitment(found["who"].strip(), work, rest, False)
+    return None

@@ -15,6 +15,7 @@ from memory.extraction import ExtractedEntity
 from memory.extraction.minutes import (
     agenda_topic,
     discussed_item,
+    find_authored,
     find_commitment,
     find_decisions,
     item_name,
@@ -127,7 +128,17 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
     if r.own is not None and not r.own_is_section:
         return
     commitment = find_commitment(text)
+    authored = None
     if commitment is None:
+        authored = find_authored(text)
+        if authored is None:
+            return
+        # made or held work: only the work it names is theirs
+        people = _committed(r, authored.who, r._bare_clause(sentence), labelled=False)
+        item = r.thing(authored.work, r._bare_clause(sentence)) if people else None
+        if item is not None and item.type == "WorkItem":
+            for person in people:
+                r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
         return
     clause = r._bare_clause(sentence)
     people = _committed(r, commitment.who, clause, labelled=commitment.labelled)

@@ -380,3 +380,27 @@ def test_a_blocked_item_with_a_named_blocker_gives_the_dependency_alone() -> Non
     assert {f.relation for f in minutes.facts} == {"DEPENDS_ON"}
     assert {(f.source, f.relation, f.target) for f in standup.facts} == {
         ("Bitswap PoC", "DEPENDS_ON", "Reviews and Testground")}
+
+
+@pytest.mark.parametrize(
+    ("notes", "fact"),
+    [
+        # ethpm-allcoredevs-cl-meetings-call-052-s18
+        ("**Vitalik**: On data availability sampling phase 1, I wrote up kind of a pre-spec of 2 "
+         "versions of data availability.\n", ("Vitalik", "Pre-spec")),
+        # ethpm-allcoredevs-cl-meetings-call-052-s18
+        ("**Vitalik**: Another spec related thing I've started to do, I did a draft PR "
+         "separating out the light client spec into its own file.\n", ("Vitalik", "Draft PR")),
+        # cpc-meetings-2021-2021-04-13-s8
+        ("* @rromoff has a blog post ready once we determine day/time of meeting\n",
+         ("@rromoff", "Blog Post")),
+    ],
+)
+def test_work_someone_made_or_holds_is_theirs(notes: str, fact: tuple[str, str]) -> None:
+    """Authored work in ethereum-pm transcripts and openjs-cpc minutes (GUIDE §8.3: "@rromoff
+    has a blog post ready" → rromoff RESPONSIBLE_FOR blog post)."""
+    assert responsibilities(extract(f"## Call 52\n\n{notes}")) == {fact}
+
+
+def test_holding_something_that_is_no_work_gives_nothing() -> None:
+    assert responsibilities(extract("## Call 52\n\n* Danny has a question about it.\n")) == set()
