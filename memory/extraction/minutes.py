@@ -832,6 +832,8 @@ def find_authored(text: str) -> Commitment | None:
                 break
             head.append(word)
         work = re.sub(r"\s+(?:ready|done|open|up)$", "", " ".join(head), flags=re.IGNORECASE)
-        if names_work(work):
+        named = [w for w in work.split(" ") if w.lower() not in {"a", "an", "the", "some"}]
+        if names_work(work) and (len(named) > 1 or "-" in work):
+            # "a blog post", "a pre-spec"; a bare "a release" or "a PR" names no one piece
             return Commitment(found["who"].strip(), work, rest, False)
     return None
