@@ -402,5 +402,9 @@ def test_work_someone_made_or_holds_is_theirs(notes: str, fact: tuple[str, str])
     assert responsibilities(extract(f"## Call 52\n\n{notes}")) == {fact}
 
 
-def test_holding_something_that_is_no_work_gives_nothing() -> None:
-    assert responsibilities(extract("## Call 52\n\n* Danny has a question about it.\n")) == set()
+@pytest.mark.parametrize("line", ["* Danny has a question about it.",
+                                  "**Tim**: I have a PR for that.",
+                                  "* Prysm has a release planned for next week.",
+                                  "* We have a spec for this."])
+def test_holding_something_that_names_no_piece_of_work_gives_nothing(line: str) -> None:
+    assert responsibilities(extract(f"## Call 52\n\n{line}\n")) == set()
