@@ -20,10 +20,11 @@ DEFAULTS: dict[str, Any] = {
     # The model (when one is configured): tokens in and out per calendar month, None for no
     # limit (memory.spend); how long a rules reading, published at once, may wait for the
     # model's reading to replace it, so that the model reads many updates in one call
-    # (memory.processing.model_queue): a day, as the board does not wait for it (README, "What
-    # the model costs").
+    # (memory.processing.model_queue): 30 hours, as the board does not wait for it — a little
+    # over a day, so a team's updates of one day share a call with the next day's, written
+    # at about the same hour (README, "What the model costs").
     "monthly_token_budget": None,
-    "model_wait_seconds": 86_400,
+    "model_wait_seconds": 108_000,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}
