@@ -313,11 +313,13 @@ def template_outcome(
     )
 
 
+DEFERRED_PREFIX = "model summary once the model has read its updates"
+
+
 def deferred_outcome(evidence: ClusterEvidence, due: datetime) -> SummaryOutcome:
     """The template until the model has read the cluster's updates (by ``due``)."""
     outcome = template_outcome(
-        evidence, reason=f"model summary once the model has read its updates, by "
-                         f"{due:%-d %b %H:%M} UTC", pending=True)
+        evidence, reason=f"{DEFERRED_PREFIX}, by {due:%-d %b %H:%M} UTC", pending=True)
     return dataclasses.replace(outcome, deferred=True)
 
 
