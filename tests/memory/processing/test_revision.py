@@ -126,3 +126,37 @@ def test_when_the_model_fails_the_rules_reading_stays_and_says_why(model: FakeOp
     assert episode.extractor.startswith("rules@1 (model failed")
     assert list(Fact.objects.filter(graph=graph).values_list("pk", "expired_at")) == facts
     assert FactEvidence.objects.filter(episode=episode).count() == len(facts)
+
+
+def dependency(graph: Graph) -> Fact:
+    return Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+
+
+def test_a_closure_only_the_rules_read_is_undone_and_one_the_model_reads_too_stays_as_it_was(
+    model: FakeOpenAI, settings: Any,
+) -> None:
+    graph = GraphFactory(settings={"model_wait_seconds": 0})
+    settings.LLM_EXTRACTION = False
+    say(graph, "Checkout Redesign is blocked by Payments API.", MONDAY)
+    settings.LLM_EXTRACTION = True
+    said = "Checkout Redesign is no longer blocked by Payments API."
+    tuesday = say(graph, said, TUESDAY)
+    closed = dependency(graph)
+    assert (closed.invalid_at, closed.closed_by_episode) == (TUESDAY, tuesday)
+
+    # The model reads the same closure: nothing changes, not even when it was learned.
+    model.reply_json({"episodes": [{"id": 1, "entities": [
+        {"n": "Checkout Redesign", "t": "WorkItem"}, {"n": "Payments API", "t": "Service"}],
+        "facts": [{"s": 0, "r": "DEPENDS_ON", "o": 1, "q": 1, "d": None, "x": True}]}]})
+    assert revise_due(graph, now=TUESDAY + timedelta(hours=1)) == {"revised": 1}
+    again = dependency(graph)
+    assert (again.invalid_at, again.expired_at, again.close_reason) == (
+        closed.invalid_at, closed.expired_at, closed.close_reason)
+
+    # Read otherwise (the model finds only a status): the dependency holds again.
+    Episode.objects.filter(pk=tuesday.pk).update(awaits_model=True)
+    model.reply_json(reading("In Progress"))
+    revise_due(graph, now=TUESDAY + timedelta(hours=2))
+    reopened = dependency(graph)
+    assert reopened.invalid_at is None and reopened.expired_at is None
+    assert reopened.close_reason == "" and reopened.closed_by_episode is None
