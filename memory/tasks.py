@@ -71,6 +71,10 @@ def _extract_key(graph_id: int) -> str:
     return f"extract:{graph_id}"
 
 
+def _extract_now_key(graph_id: int) -> str:
+    return f"extract-now:{graph_id}"
+
+
 def model_work(fn, *args: object) -> None:  # type: ignore[no-untyped-def]
     """Run ``fn`` now, unless it would run the model inside a request of the embedded default:
     then after the response, in the background thread."""
@@ -132,22 +136,29 @@ def process_episodes(episode_ids: list[int]) -> dict[str, int]:
 
 @shared_task(name="memory.extract_when_due", bind=True, max_retries=None,
              autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300)
-def extract_when_due(self, graph_id: int) -> str:  # type: ignore[no-untyped-def]
+def extract_when_due(self, graph_id: int, now_only: bool = False  # type: ignore[no-untyped-def]
+                     ) -> str:
     """Read a graph's pending updates with the rules, and its rules readings with the model
     once they are due (a full batch, or the oldest has waited ``model_wait_seconds``); until
-    then, wait."""
+    then, wait. ``now_only``: a check sent beside the waiting one, because work was due at
+    once; it does not wait (the other check does)."""
     graph = Graph.objects.filter(pk=graph_id).first()
     if graph is None:
         return "gone"
     delay = model_queue.extraction_delay(graph)
-    if delay is None:
+    if now_only:
+        cache.delete(_extract_now_key(graph_id))
+        if delay is None or delay > 0:
+            return "done already"
+    elif delay is None:
         cache.delete(_extract_key(graph_id))
         return "idle"
     if delay > 0 and not _eager():
         cache.set(_extract_key(graph_id), 1, timeout=int(delay) + 120)
         self.apply_async((graph_id,), countdown=delay)
         return "waiting"
-    cache.delete(_extract_key(graph_id))
+    if not now_only:
+        cache.delete(_extract_key(graph_id))
     counts = model_queue.extract_due(graph) or {}
     if model_queue.extraction_delay(graph) is not None:
         schedule_extraction(graph_id)  # a remainder keeps waiting for its batch
@@ -160,9 +171,17 @@ def schedule_extraction(graph_id: int, *, in_background: bool = False) -> None:
     with a broker (one waiting check per graph), the background thread's delayed job in the
     embedded default's web process, at once anywhere else (a command, a test)."""
     if not _eager():
-        if cache.add(_extract_key(graph_id), 1, timeout=600) and not _send(extract_when_due,
-                                                                            graph_id):
-            cache.delete(_extract_key(graph_id))
+        if cache.add(_extract_key(graph_id), 1, timeout=600):
+            if not _send(extract_when_due, graph_id):
+                cache.delete(_extract_key(graph_id))
+            return
+        # A check is waiting already, maybe hours away (model_wait_seconds): when work is due
+        # now (a batch has filled up, updates are pending), one more check goes now.
+        graph = Graph.objects.filter(pk=graph_id).first()
+        if (graph is not None and model_queue.extraction_delay(graph) == 0
+                and cache.add(_extract_now_key(graph_id), 1, timeout=600)
+                and not _send(extract_when_due, graph_id, True)):
+            cache.delete(_extract_now_key(graph_id))
         return
     if in_background:
         extract_in_background(graph_id)
