@@ -138,7 +138,7 @@ def _replace(graph: Graph, ontology: Ontology, pairs: list[tuple[Episode, Extrac
     supported = dict(FactEvidence.objects.filter(episode_id__in=ids).order_by("pk")
                      .values_list("fact_id", "episode_id"))
     FactEvidence.objects.filter(episode_id__in=ids).delete()
-    reopened = _reopen_closed_by(batch, ids)
+    reopened = _reopen_closed_by(batch, ids, keep=set(supported))
     for episode, extraction in pairs:
         _record(batch, names, episode, extraction, now=now)
     _restore_unchanged_closings(batch, reopened)
@@ -146,14 +146,17 @@ def _replace(graph: Graph, ontology: Ontology, pairs: list[tuple[Episode, Extrac
     _withdraw_unsupported(graph, supported, now=now)
 
 
-def _reopen_closed_by(batch: FactBatch, episode_ids: list[int]) -> dict[int, Closed]:
+def _reopen_closed_by(batch: FactBatch, episode_ids: list[int], *, keep: set[int]
+                      ) -> dict[int, Closed]:
     """Open again, in the batch, the facts the episodes closed by themselves; how each was
-    closed, to keep it as it was when the model's reading closes it the same way."""
+    closed, to keep it as it was when the model's reading closes it the same way. ``keep``:
+    facts the episodes state themselves (one given with its end stays as given; it is withdrawn
+    if the model's reading does not state it)."""
     before: dict[int, Closed] = {}
     for fact in Fact.objects.filter(
         graph=batch.graph, closed_by_episode_id__in=episode_ids, closed_by_fact__isnull=True,
         close_reason__in=REOPENED_BY_EPISODE,
-    ).select_related("target"):
+    ).exclude(pk__in=keep).select_related("target"):
         if fact.pk not in batch.facts:
             batch.track(fact.pk, fact, rank=(0, fact.pk))
         fact = batch.facts[fact.pk]
