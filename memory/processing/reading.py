@@ -179,10 +179,10 @@ def read_text(
     return with_thread(scope_to_brand(extraction, brand), episode.author, thread, text)
 
 
-def rereadable(extraction: Extraction) -> bool:
+def rereadable(extraction: Extraction, *, model: bool = True) -> bool:
     """Whether extracting again inside the graph's lock is cheap and calls no model: never with
-    a model configured (even when the rules stood in for it this time)."""
-    return (not settings.LLM_EXTRACTION
+    a model configured and asked (even when the rules stood in for it this time)."""
+    return (not (model and settings.LLM_EXTRACTION)
             and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR,
                                          f"{STRUCTURED_EXTRACTOR}+{RULES_EXTRACTOR}"})
 
