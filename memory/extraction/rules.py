@@ -949,8 +949,11 @@ class _Reader:
 
     # ---------------------------------------------------------------------- reading the text
 
-    def read(self, document: Document) -> None:
-        self.own = title_line(document.first_line)
+    def read(self, document: Document, item: Reference | None = None) -> None:
+        """``item``: the thread the episode belongs to, as its address names it
+        (``memory.language.threads``): its own item when no title line names one."""
+        titled = title_line(document.first_line)
+        self.own = titled or item
         # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
         # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
         self.own_is_section = document.first_line.lstrip().startswith("##")
@@ -959,18 +962,18 @@ class _Reader:
         self.speakers = {m["name"] for p in document.passages
                          if (m := _SPEAKER_PREFIX.match(p.text)) is not None}
         first = document.passages[0].text.strip() if document.passages else None
-        if self.own is not None:
+        if titled is not None:
             self._read_title(title)
         if document.first_line.lstrip().startswith("#"):
             self._read_heading_by((document.first_line,))  # a heading over a table, say
         for index, passage in enumerate(document.passages):
-            if index == 0 and self.own is not None and first == title:
+            if index == 0 and titled is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
-            self.context = self._context_of(passage, title)
+            self.context = self._context_of(passage, title if titled is not None else None)
             self._read_heading_by(passage.headings)
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
             self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
-                passage.headings, title if self.own is not None else None)
+                passage.headings, title if titled is not None else None)
             if self.context is not None:
                 self.last_thing = self.context  # "it", "this" under an item mean that item
             marker = _TRANSCRIPT_SPEAKER.match(passage.text)
@@ -979,12 +982,12 @@ class _Reader:
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 
-    def _context_of(self, passage: Passage, title: str) -> ExtractedEntity | None:
+    def _context_of(self, passage: Passage, title: str | None) -> ExtractedEntity | None:
         """The item a passage is about when it names none: the nearest item above it that a
         reference names (a parent list item, then a heading), else the episode's own item."""
         self.context_is_own = False
         for line in (*reversed(passage.parents), *reversed(passage.headings)):
-            if self.own is not None and line.strip().lstrip("# ").strip() == title:
+            if title is not None and line.strip().lstrip("# ").strip() == title:
                 continue
             reference = title_line(line) or next(
                 (r for r in mask(line).references.values() if r.type == "WorkItem"), None)
@@ -1335,8 +1338,12 @@ class _Reader:
             asked_to_act = action is not None and verb == "to" and bool(
                 _ACTION_VERB.match(words, action.end()))
             clear = beside_a_name or asked_to_act
+            # In a tracker thread (no agenda) "Branch will open for 1.29 soon" names no one: a
+            # sentence's first word there is a name only when it is no common word.
+            in_thread = self.context_is_own and not self.own_is_section
             if names and not _NOT_AGENTS.match(who) and all(
-                    name in self.speakers or _names_a_person(name, bare=verb == "to" and not clear)
+                    name in self.speakers or _names_a_person(
+                        name, bare=(verb == "to" and not clear) or in_thread)
                     or self._known_type(name) == "Person" for name in names) and not any(
                     name.lower() in _NEVER_NAMES for name in names):
                 for name in names:
@@ -3214,8 +3221,11 @@ def extract_with_rules(
     ontology: Ontology | None = None,
     known_entities: Mapping[str, str] | None = None,
     author_type: str | None = None,
+    item: Reference | None = None,
 ) -> Extraction:
-    """Entities, facts and closures of one episode's text (see the module docstring)."""
+    """Entities, facts and closures of one episode's text (see the module docstring).
+    ``item``: the tracker item the episode belongs to, from its address
+    (``memory.language.threads.thread_item``), when its text has no title line naming it."""
     known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
@@ -3235,7 +3245,7 @@ def extract_with_rules(
         author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
-    reader.read(document)
+    reader.read(document, item)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
