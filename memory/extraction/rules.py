@@ -217,6 +217,7 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
+from memory.extraction.trackers import read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.words import is_common_word, language_of, tag
@@ -1074,6 +1075,7 @@ class _Reader:
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
         if self.own is not None:
             self._read_closing_keywords(sentence)
+            self._read_item_links(sentence)
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
@@ -1173,6 +1175,16 @@ class _Reader:
                 clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
                 self.reference_names.add(reference.name)
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
+
+    def _read_item_links(self, sentence: str) -> None:
+        """Which item tracks the episode's own and which it duplicates ("as part of #14039",
+        "Duplicate of #1780": ``memory.extraction.trackers``)."""
+        assert self.own is not None
+        clause = self._bare_clause(sentence)
+        for link in read_item_links(self.masked, self.own.name):
+            self.reference_names.update({link.source, link.target})
+            self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
+                      ExtractedEntity(link.target, "WorkItem"), clause)
 
     def _read_tracker_lines(self, text: str, sentence: str) -> bool:
         """A tracker's own ways of saying things: slash commands ("/assign @a @b", "/sig node",

@@ -1,0 +1,106 @@
+"""How tracker threads say that one item is part of another, or the same as another.
+
+Read on a masked sentence (``memory.language.references.mask``: every tracker reference is one
+placeholder word) of an episode that belongs to a tracker item — its title line's, or the one
+its address names (``memory.language.threads``):
+
+* ``TRACKS`` (tracking item → item): "… as part of #14039", "This work is part of closing
+  <link>", "This addresses part of #1001" — the referenced item tracks the episode's own;
+* ``DUPLICATE_OF`` (duplicate → original): "Duplicate of #1780", "Dupe of #5", "Closing as a
+  duplicate of #12", "This is the same issue as #4612", "#7 is a duplicate of #5".
+
+Grammar, not a list of sentences: the relation's words must be the sentence's predicate about
+its own item (nothing before them but the item, "this"/"it" or a closing verb), so "I have the
+same issue as #12" (a customer's report) and "it seems like a duplicate of #12" (a guess) state
+no duplicate; "not part of #12" is a negation, and a sentence that hedges or plans ("might",
+"should", "will") states nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.language.references import Masked
+
+_I = re.IGNORECASE
+_REF = r"zzref\d+zz"
+PLACEHOLDER_REF = re.compile(_REF)
+# What may stand before the predicate: the item itself, "this"/"it" meaning it, or nothing.
+_SUBJECT = (rf"(?:(?P<subject>{_REF})|(?:this|it)(?: (?:issue|bug|one|ticket|pr|pull request"
+            r"|report))?)")
+_COPULA = r"(?:is|was|has been|looks to be)"
+# "Duplicate of #1780", "Closing as a dupe of #5", "This is a duplicate of #12", "#7 duplicates
+# #5", "This is the same issue as #4612", "Same problem as #3".
+_DUPLICATE = re.compile(
+    rf"^(?:(?:closing|closed|close)(?: (?:this|it))?(?: (?:one|issue))?(?: out)? as "
+    rf"|{_SUBJECT} (?:{_COPULA} |(?=duplicates\b)))?"
+    rf"(?:(?:an? )?(?:exact )?(?:duplicate|dupe|dup) of|duplicates"
+    rf"|(?:the )?(?:exact )?same (?:issue|problem|bug|thing|request) as)"
+    rf"(?: (?:issue|bug|pr|ticket))? (?P<ref>{_REF})",
+    _I,
+)
+# "… as part of #14039", "This work is part of closing <link>", "addresses part of #1001".
+_PART_OF = re.compile(
+    rf"\bpart of (?:the work (?:to|for) )?"
+    rf"(?:(?:closing|fixing|resolving|addressing|implementing) )?(?:issue )?(?P<ref>{_REF})",
+    _I,
+)
+# The words of the predicates above: a "title" holding them is the sentence's own words.
+_PREDICATE = re.compile(r"\b(?:part of|duplicates?|dupe|dup|same \w+ as)\b", _I)
+# What makes the words before a predicate assert nothing: a negation ("is not part of"), a
+# guess, a plan, a wish, a condition ("might be part of", "if this is part of").
+_UNASSERTED = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno longer|\bmay|\bmight|\bcould|\bwould|\bshould|\bwill|\bmaybe"
+    r"|\bperhaps|\bprobably|\bpossibly|\bseems?|\blooks? like|\bi think|\bif|\bunless"
+    r"|\bwhether|\bhope|\bwant|\bplan|\bgoing to)\b[\w' ]{0,24}$", _I)
+
+
+@dataclass(frozen=True)
+class Link:
+    """``source relation target``: names of tracker items (the own item by its name)."""
+
+    source: str
+    relation: str
+    target: str
+
+
+def read_item_links(masked: Masked, own: str) -> list[Link]:
+    """What a masked sentence of the thread of item ``own`` (its entity name) says about which
+    item tracks it and which item it duplicates (see the module docstring)."""
+    # "… as part of #14039" masks as one reference titled "… as part of": its words are read.
+    text = PLACEHOLDER_REF.sub(lambda m: _with_title(masked, m[0]), masked.text)
+    text = " ".join(text.split()).strip(" -*>")
+    if not text:
+        return []
+    links: list[Link] = []
+    duplicate = _DUPLICATE.match(text)
+    if duplicate is not None:
+        original = _item(masked, duplicate["ref"])
+        subject = _item(masked, duplicate["subject"]) if duplicate["subject"] else own
+        if original is not None and subject is not None and original != subject:
+            links.append(Link(subject, "DUPLICATE_OF", original))
+    for part in _PART_OF.finditer(text):
+        tracker = _item(masked, part["ref"])
+        if tracker is not None and tracker != own and not _UNASSERTED.search(
+                text[:part.start()]):
+            links.append(Link(tracker, "TRACKS", own))
+    return links
+
+
+def _with_title(masked: Masked, word: str) -> str:
+    reference = masked.references.get(word)
+    if reference is None or not reference.title or not _PREDICATE.search(reference.title):
+        return word
+    return f"{reference.title} {word}"
+
+
+def _item(masked: Masked, word: str | None) -> str | None:
+    """The tracker item a placeholder stands for (not a person, not a link to a comment), by
+    its identifier when its "title" was the sentence's own words."""
+    reference = masked.references.get(word or "")
+    if reference is None or reference.type != "WorkItem" or reference.comment:
+        return None
+    if reference.title and _PREDICATE.search(reference.title):
+        return reference.key
+    return reference.name
