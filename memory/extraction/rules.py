@@ -217,8 +217,9 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
-from memory.extraction.trackers import read_item_links
+from memory.extraction.trackers import hedged, read_item_links
 from memory.language.documents import Document, Passage, read_document
+from memory.language.threads import Thread
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
@@ -915,6 +916,7 @@ class _Reader:
         self.ordinal = 0
         self.masked = mask("")
         self.own: Reference | None = None
+        self.thread: Thread | None = None
         self.own_is_section = False
         self.passage_speaker: ExtractedEntity | None = None
         """Who speaks in the passage being read ("**Vitalik**: …" in a transcript): the "I" of
@@ -950,11 +952,12 @@ class _Reader:
 
     # ---------------------------------------------------------------------- reading the text
 
-    def read(self, document: Document, item: Reference | None = None) -> None:
-        """``item``: the thread the episode belongs to, as its address names it
+    def read(self, document: Document, thread: Thread | None = None) -> None:
+        """``thread``: the tracker item the episode belongs to, as its address names it
         (``memory.language.threads``): its own item when no title line names one."""
         titled = title_line(document.first_line)
-        self.own = titled or item
+        self.own = titled or (thread.item if thread is not None else None)
+        self.thread = thread
         # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
         # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
         self.own_is_section = document.first_line.lstrip().startswith("##")
@@ -1020,8 +1023,9 @@ class _Reader:
         if not _REPORT_TITLE.search(words) and not (
                 self.author.type == "Customer" and problem_name(words) is not None):
             return
-        if _COMMIT_PREFIX.match(words) or _imperative(words):
-            return  # "Fix …", "feat: …", "Rework …": a change, not a report
+        if _COMMIT_PREFIX.match(words) or _imperative(words) or (
+                self.thread is not None and self.thread.change):
+            return  # "Fix …", "feat: …", "Rework …", a pull request's: a change, not a report
         issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
         self.reference_names.add(issue.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
@@ -1167,6 +1171,8 @@ class _Reader:
         assert self.own is not None
         own = ExtractedEntity(self.own.name, "WorkItem")
         for keyword in _CLOSING_KEYWORD.finditer(self.masked.text):
+            if hedged(self.masked.text[:keyword.start()]):
+                continue  # "I think this closes #4645": a guess (GUIDE §1)
             for word in PLACEHOLDER_REF.findall(keyword["refs"]):
                 reference = self.masked.references.get(word)
                 if reference is None or reference.type != "WorkItem" or (
@@ -1339,7 +1345,10 @@ class _Reader:
                     not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
-            if action is None and (done_by := _DONE_BY.match(words)) is not None:
+            if action is None and (done_by := _DONE_BY.match(words)) is not None and not (
+                    done_by["by"] and self.context_is_own and not self.own_is_section
+                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
+                # (in a thread, "@gopherbot opened two backport issues" opened other items)
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]
             # "Robin and Kilye to look into it": beside a name no lexicon knows, a proper noun
@@ -1608,6 +1617,8 @@ class _Reader:
                 return None
             entity = ExtractedEntity(reference.name, reference.type)
             return self._mention(entity) if mention else entity
+        if _DEMONSTRATIVE.match(_clean(raw)):
+            return None  # "This PR picks up #636": an item said again, nobody's name
         prefixed = _CUSTOMER_PREFIX.match(_clean(raw))
         if prefixed is not None:
             phrase = _noun_phrase(prefixed.group("name"))
@@ -2709,6 +2720,8 @@ _DONE_BY = re.compile(
     rf"|written) by (?P<who>{_ANY_NAME})(?P<verb>)(?: |$)"
     rf"|(?P<by>{_ANY_NAME}) (?:opened|proposed|filed|authored|drafted|nominated|championed)\b)"
 )
+_ABOUT_IT = re.compile(r"|(?:this|it|the (?:issue|pr|pull request|bug|item))\b.*", _I)
+_DEMONSTRATIVE = re.compile(r"^(?:this|that|these|those)\b", _I)
 _NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
 _NOT_AGENTS = re.compile(
     r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
@@ -2736,7 +2749,7 @@ _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
 _FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
 _WORKING_ON_REF = re.compile(
     r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
-    r"|into)|implementing|fixing|debugging|reviewing) (?P<ref>zzref\d+zz)", _I)
+    r"|into)|implementing|fixing|debugging) (?P<ref>zzref\d+zz)", _I)  # (reviewing: no work on it)
 _PREP_FOR = re.compile(
     r"\b(?:prep(?:aration)? for|in preparation for|(?:is )?needed for|required for"
     r"|prepares? [\w\s-]{0,40}? for) (?:the )?(?:issue |pr )?(?P<ref>zzref\d+zz)", _I)
@@ -3233,11 +3246,12 @@ def extract_with_rules(
     ontology: Ontology | None = None,
     known_entities: Mapping[str, str] | None = None,
     author_type: str | None = None,
-    item: Reference | None = None,
+    thread: Thread | None = None,
 ) -> Extraction:
     """Entities, facts and closures of one episode's text (see the module docstring).
-    ``item``: the tracker item the episode belongs to, from its address
-    (``memory.language.threads.thread_item``), when its text has no title line naming it."""
+    ``thread``: the tracker item the episode belongs to, from its address
+    (``memory.language.threads.thread_of_address``): its own item when no title line names
+    one, and whether it is a pull request."""
     known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
@@ -3257,7 +3271,7 @@ def extract_with_rules(
         author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
-    reader.read(document, item)
+    reader.read(document, thread)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)

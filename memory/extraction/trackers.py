@@ -104,3 +104,14 @@ def _item(masked: Masked, word: str | None) -> str | None:
     if reference.title and _PREDICATE.search(reference.title):
         return reference.key
     return reference.name
+
+
+# A guess before a claim ("I think this closes #4645", "This may be fixed by #96050").
+_HEDGE_BEFORE = re.compile(
+    r"\b(?:i think|i believe|i guess|not sure|maybe|perhaps|probably|possibly|likely|might|may"
+    r"|seems?|hopefully)\b[\w' ]{0,24}$", _I)
+
+
+def hedged(before: str) -> bool:
+    """Whether the words just before a claim in a sentence make it a guess."""
+    return _HEDGE_BEFORE.search(before) is not None

@@ -10,9 +10,12 @@ this module turns it into the item's reference, written as the tracker's own tex
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from memory.language.references import Reference, mask
 
+# A change under review, not an issue: GitHub's pull requests, GitLab's merge requests.
+_CHANGE_REQUEST = re.compile(r"^https?://[^/\s]+/[^\s#?]+/(?:pull|pulls|merge_requests)/\d+", re.I)
 # A GitHub or GitLab item of a repository: its own text calls it "#12", as its title line does.
 _REPOSITORY_ITEM = re.compile(r"^[\w.-]+/[\w.-]+#(?P<number>\d+)$")
 
@@ -34,3 +37,21 @@ def thread_item(url: str | None) -> Reference | None:
     number = _REPOSITORY_ITEM.match(reference.key)
     key = f"#{number['number']}" if number is not None else reference.key
     return Reference(key, "WorkItem")
+
+
+@dataclass(frozen=True)
+class Thread:
+    """The tracker item an episode belongs to, as its address names it."""
+
+    item: Reference
+    change: bool = False
+    """A pull or merge request (a change under review), not an issue: its title says what it
+    changes, never what is wrong."""
+
+
+def thread_of_address(url: str | None) -> Thread | None:
+    """The thread an address names (see ``thread_item``), and whether it is a change request."""
+    item = thread_item(url)
+    if item is None:
+        return None
+    return Thread(item, bool(_CHANGE_REQUEST.match((url or "").strip())))
