@@ -219,8 +219,8 @@ from memory.extraction.symptoms import (
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import hedged, read_item_links
 from memory.language.documents import Document, Passage, read_document
-from memory.language.threads import Thread
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
+from memory.language.threads import Thread
 from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology

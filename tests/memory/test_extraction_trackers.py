@@ -1,0 +1,196 @@
+"""Tracker threads as the rules read them: the thread an episode belongs to (from its address),
+which item tracks it and which it duplicates, and what a thread's words do not claim.
+
+Each reading quotes the dev sentences it came from (corpus ids of ``tests/corpus``); a phrasing
+family is read only when it occurs in two sources of the dev split."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extraction import Extraction
+from memory.extraction.rules import extract_with_rules
+from memory.language.threads import thread_of_address
+
+REFERENCE_TIME = datetime(2026, 5, 8, 9, 30, tzinfo=UTC)
+
+Signature = tuple[str, str, str]
+
+
+def read(text: str, *, author: str = "ehuss", url: str = "") -> Extraction:
+    return extract_with_rules(text, author=author, reference_time=REFERENCE_TIME,
+                              thread=thread_of_address(url))
+
+
+def signatures(extraction: Extraction) -> set[Signature]:
+    return {(f.source, f.relation, f.target) for f in extraction.facts}
+
+
+CARGO = "https://github.com/rust-lang/cargo/pull/{}"
+K8S = "https://github.com/kubernetes/kubernetes/issues/{}"
+
+# ----------------------------------------------------------------- the thread an episode is in
+
+
+@pytest.mark.parametrize(("text", "number", "fixed"), [
+    ("Fixes #8439", 8950, "#8439"),  # cargo-pr-8950
+    ("Closes #7072", 7082, "#7072"),  # cargo-pr-7082
+    ("Fixes rust-lang/rust#50962.", 5557, "rust-lang/rust#50962"),  # cargo-pr-5557
+])
+def test_a_pull_request_without_a_title_line_fixes_items_for_the_pull_request_its_address_names(
+        text: str, number: int, fixed: str) -> None:
+    extraction = read(f"This changes how the registry index is read.\n\n{text}",
+                      url=CARGO.format(number))
+
+    assert signatures(extraction) == {(fixed, "DEPENDS_ON", f"#{number}")}
+
+
+def test_without_an_address_a_closing_keyword_names_no_pull_request() -> None:
+    assert read("This changes how the registry index is read.\n\nFixes #8439").facts == []
+
+
+@pytest.mark.parametrize(("text", "author", "number", "expected"), [
+    ("/close", "dims", 63752, ("#63752", "HAS_STATUS", "Closed")),  # k8s-63752-dims-2018-05-13
+    # k8s-93210-derekwaynecarr-2020-07-18, k8s-106367-SergeyKanzhelev-2021-11-24
+    ("/assign @sjenning", "derekwaynecarr", 93210, ("@sjenning", "RESPONSIBLE_FOR", "#93210")),
+    # k8s-95357-harche-2020-10-07-2
+    ("I am looking into it.", "harche", 95357, ("Harche", "RESPONSIBLE_FOR", "#95357")),
+])
+def test_a_comment_that_names_no_item_is_about_the_thread_its_address_names(
+        text: str, author: str, number: int, expected: Signature) -> None:
+    assert expected in signatures(read(text, author=author, url=K8S.format(number)))
+
+
+def test_a_title_line_names_the_item_before_the_address_does() -> None:
+    extraction = read("Fix wrong directories in PATH on Windows #7482\n\nCloses #7475",
+                      author="alexcrichton", url=CARGO.format(7482))
+
+    assert signatures(extraction) == {
+        ("#7475", "DEPENDS_ON", "Fix wrong directories in PATH on Windows (#7482)")}
+
+
+def test_in_a_thread_a_common_word_that_starts_a_sentence_is_nobodys_name() -> None:
+    # k8s-119754-SergeyKanzhelev-2023-08-11
+    extraction = read("Branch will open for 1.29 soon - once 1.28 is released.",
+                      author="SergeyKanzhelev", url=K8S.format(119754))
+
+    assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
+# ----------------------------------------------------------------- TRACKS
+
+
+@pytest.mark.parametrize(("text", "url", "tracker"), [
+    # cargo-pr-14785
+    ("This gets rid of the last unordered tests and removes the functions from "
+     "`cargo-test-support` as part of #14039", CARGO.format(14785), "#14039"),
+    # k8s-41607-calebamiles-2017-02-16
+    ("Ideally this will help spread the maintenance burden across more This work is part of "
+     "closing https://github.com/kubernetes/contrib/issues/2389",
+     "https://github.com/kubernetes/kubernetes/pull/41607", "kubernetes/contrib#2389"),
+    # secp-pr-1317 (dev-extra, held out)
+    ("This addresses part of #1001.", "https://github.com/bitcoin-core/secp256k1/pull/1317",
+     "#1001"),
+])
+def test_work_that_is_part_of_an_item_is_tracked_by_it(text: str, url: str,
+                                                      tracker: str) -> None:
+    own = "#" + url.rsplit("/", 1)[1]
+
+    assert (tracker, "TRACKS", own) in signatures(read(f"Some change\n\n{text}", url=url))
+
+
+@pytest.mark.parametrize("text", [
+    "This is not part of #14039.",
+    "This might be part of #14039.",
+    "If this is part of #14039, say so.",
+])
+def test_a_negated_guessed_or_conditional_part_of_tracks_nothing(text: str) -> None:
+    assert [f for f in read(text, url=CARGO.format(14785)).facts
+            if f.relation == "TRACKS"] == []
+
+
+# ----------------------------------------------------------------- DUPLICATE_OF
+# The family occurs in warp (original) and in postman and signal-desktop (dev-extra).
+
+
+@pytest.mark.parametrize(("text", "url", "original"), [
+    ("Duplicate of #1780", "https://github.com/warpdotdev/warp/issues/6305",
+     "#1780"),  # warp-6305-dannyneira-2026-04-09
+    ("Duplicate of #5591", "https://github.com/postmanlabs/postman-app-support/issues/5772",
+     "#5591"),  # pm-5772-numaanashraf-2019-04-05
+    # warp-13509-leesa-ui-w-2026-07-09
+    ("This is the same issue as #4612, so we're going to close this one out and keep the "
+     "conversation over there.", "https://github.com/warpdotdev/warp/issues/13509", "#4612"),
+    ("Closing as a dupe of #12.", "https://github.com/o/r/issues/30", "#12"),
+])
+def test_a_thread_said_to_be_another_is_its_duplicate(text: str, url: str,
+                                                      original: str) -> None:
+    own = "#" + url.rsplit("/", 1)[1]
+
+    assert (own, "DUPLICATE_OF", original) in signatures(read(text, author="agent", url=url))
+
+
+def test_one_item_said_to_duplicate_another_is_its_duplicate_whatever_thread_says_it() -> None:
+    assert ("#7", "DUPLICATE_OF", "#5") in signatures(
+        read("#7 is a duplicate of #5.", url="https://github.com/o/r/issues/30"))
+
+
+@pytest.mark.parametrize("text", [
+    "I have the same issue as #12.",  # a report of the same problem, not a duplicate
+    # bw-8963-sammbw-2024-04-29 (a guess)
+    "Thank you for your report, it seems like it is a duplicate of this one: "
+    "https://github.com/o/r/issues/12",
+    "It is not a duplicate of #12.",
+])
+def test_a_report_a_guess_or_a_negation_names_no_duplicate(text: str) -> None:
+    assert [f for f in read(text, url="https://github.com/o/r/issues/30").facts
+            if f.relation == "DUPLICATE_OF"] == []
+
+
+# ----------------------------------------------------------------- what a thread does not claim
+
+
+@pytest.mark.parametrize(("text", "url"), [
+    ("I think this closes #4645, CC @bluss.",
+     "https://github.com/astral-sh/uv/pull/7076"),  # uv-pr-7076
+    ("I think this fixes most of #997.",
+     "https://github.com/bitcoin-core/secp256k1/pull/1431"),  # secp-pr-1431
+])
+def test_a_guessed_fix_is_no_closing_keyword(text: str, url: str) -> None:
+    assert [f for f in read(text, url=url).facts if f.relation == "DEPENDS_ON"] == []
+
+
+def test_a_pull_requests_title_reports_nothing_even_when_it_names_a_problem() -> None:
+    # uv-pr-9507: "missing" is a problem word, but a pull request's title says what it changes
+    title = "Supplement missing separators for UV_INSTALL_DIR in Windows. #9507\n\nDetails."
+
+    pull = read(title, author="FishAlchemist", url="https://github.com/astral-sh/uv/pull/9507")
+    issue = read(title, author="FishAlchemist",
+                 url="https://github.com/astral-sh/uv/issues/9507")
+
+    assert [f for f in pull.facts if f.relation == "REPORTED"] == []
+    assert [f.relation for f in issue.facts] == ["REPORTED"]
+
+
+@pytest.mark.parametrize(("text", "url"), [
+    # secp-pr-1579
+    ("This PR picks up #636 (which in turn picked up #448, so this is take number three) and "
+     "is essentially a rebase on master.", "https://github.com/bitcoin-core/secp256k1/pull/1579"),
+    # go-41012-bcmills-2020-08-24
+    ("@gopherbot opened two backport issues in response to "
+     "https://github.com/golang/go/issues/40999#issuecomment-679293109.",
+     "https://github.com/golang/go/issues/41012"),
+    # uv-pr-14169
+    ("While reviewing https://github.com/astral-sh/uv/pull/14107, @oconnor663 pointed out a "
+     "bug.", "https://github.com/astral-sh/uv/pull/14169"),
+])
+def test_saying_an_item_again_opening_other_items_or_reviewing_one_is_no_responsibility(
+        text: str, url: str) -> None:
+    assert [f for f in read(text, url=url).facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
+def test_who_opened_the_thread_itself_is_responsible_for_it() -> None:
+    assert ("@gopherbot", "RESPONSIBLE_FOR", "#41012") in signatures(
+        read("@gopherbot opened it.", url="https://github.com/golang/go/issues/41012"))
