@@ -956,6 +956,8 @@ class _Reader:
         """``thread``: the tracker item the episode belongs to, as its address names it
         (``memory.language.threads``): its own item when no title line names one."""
         titled = title_line(document.first_line)
+        if titled is not None and thread is not None and titled.key != thread.item.key:
+            titled = None  # "Closing this in favor of #12197" in #12196: a line, not a title
         self.own = titled or (thread.item if thread is not None else None)
         self.thread = thread
         # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose

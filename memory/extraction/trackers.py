@@ -7,7 +7,9 @@ its address names (``memory.language.threads``):
 * ``TRACKS`` (tracking item → item): "… as part of #14039", "This work is part of closing
   <link>", "This addresses part of #1001" — the referenced item tracks the episode's own;
 * ``DUPLICATE_OF`` (duplicate → original): "Duplicate of #1780", "Dupe of #5", "Closing as a
-  duplicate of #12", "This is the same issue as #4612", "#7 is a duplicate of #5".
+  duplicate of #12", "This is the same issue as #4612", "#7 is a duplicate of #5"; an item
+  closed for another that carries on its work: "Closing this in favor of #12197" (the own item
+  is the duplicate), "Replaces <link>" (the linked item is).
 
 Grammar, not a list of sentences: the relation's words must be the sentence's predicate about
 its own item (nothing before them but the item, "this"/"it" or a closing verb), so "I have the
@@ -40,6 +42,14 @@ _DUPLICATE = re.compile(
     rf"(?: (?:issue|bug|pr|ticket))? (?P<ref>{_REF})",
     _I,
 )
+# An item closed for another that carries on its work (GUIDE §3: "Closing this in favor of
+# #12197"; kubernetes) — and the other side, a change that "Replaces <link>" (uv).
+_IN_FAVOUR = re.compile(
+    rf"^(?:/?(?:closing|closed|close)(?: (?:this|it))?(?: (?:one|issue|pr|out))? )?"
+    rf"in favou?r of (?:(?:issue|pr|pull request) )?(?P<ref>{_REF})", _I)
+_REPLACES = re.compile(
+    rf"^(?:this (?:pr |pull request |change )?)?(?:replaces|supersedes) (?:(?:issue|pr) )?"
+    rf"(?P<ref>{_REF})", _I)
 # "… as part of #14039", "This work is part of closing <link>", "addresses part of #1001".
 _PART_OF = re.compile(
     rf"\bpart of (?:the work (?:to|for) )?"
@@ -47,7 +57,8 @@ _PART_OF = re.compile(
     _I,
 )
 # The words of the predicates above: a "title" holding them is the sentence's own words.
-_PREDICATE = re.compile(r"\b(?:part of|duplicates?|dupe|dup|same \w+ as)\b", _I)
+_PREDICATE = re.compile(
+    r"\b(?:part of|duplicates?|dupe|dup|same \w+ as|in favou?r of|replaces|supersedes)\b", _I)
 # What makes the words before a predicate assert nothing: a negation ("is not part of"), a
 # guess, a plan, a wish, a condition ("might be part of", "if this is part of").
 _UNASSERTED = re.compile(
@@ -80,6 +91,12 @@ def read_item_links(masked: Masked, own: str) -> list[Link]:
         subject = _item(masked, duplicate["subject"]) if duplicate["subject"] else own
         if original is not None and subject is not None and original != subject:
             links.append(Link(subject, "DUPLICATE_OF", original))
+    favoured = _IN_FAVOUR.match(text)
+    if favoured is not None and (other := _item(masked, favoured["ref"])) not in {None, own}:
+        links.append(Link(own, "DUPLICATE_OF", str(other)))
+    replaced = _REPLACES.match(text)
+    if replaced is not None and (older := _item(masked, replaced["ref"])) not in {None, own}:
+        links.append(Link(str(older), "DUPLICATE_OF", own))
     for part in _PART_OF.finditer(text):
         tracker = _item(masked, part["ref"])
         if tracker is not None and tracker != own and not _UNASSERTED.search(

@@ -194,3 +194,32 @@ def test_saying_an_item_again_opening_other_items_or_reviewing_one_is_no_respons
 def test_who_opened_the_thread_itself_is_responsible_for_it() -> None:
     assert ("@gopherbot", "RESPONSIBLE_FOR", "#41012") in signatures(
         read("@gopherbot opened it.", url="https://github.com/golang/go/issues/41012"))
+
+
+# The supersede family: kubernetes (original) and uv (dev-extra); GUIDE §3's own example.
+@pytest.mark.parametrize(("text", "number", "expected"), [
+    ("Closing this in favor of #12197", 12196,
+     ("#12196", "DUPLICATE_OF", "#12197")),  # k8s-12196-yujuhong-2015-08-04
+    ("/close\nin favor of #57409.", 58142,
+     ("#58142", "DUPLICATE_OF", "#57409")),  # k8s-58142-dixudx-2018-01-11
+])
+def test_a_thread_closed_in_favour_of_another_is_its_duplicate(
+        text: str, number: int, expected: Signature) -> None:
+    assert expected in signatures(read(text, url=K8S.format(number)))
+
+
+def test_the_item_a_change_replaces_is_the_duplicate() -> None:
+    # uv-pr-3736
+    extraction = read("Discover and prefer the parent interpreter #3736\n\n"
+                      "Replaces https://github.com/astral-sh/uv/pull/2338\n",
+                      url="https://github.com/astral-sh/uv/pull/3736")
+
+    assert ("astral-sh/uv#2338", "DUPLICATE_OF",
+            "Discover and prefer the parent interpreter (#3736)") in signatures(extraction)
+
+
+def test_a_first_line_that_names_another_item_than_the_thread_is_no_title() -> None:
+    # k8s-12196-yujuhong-2015-08-04: the comment's one line ends with a reference
+    extraction = read("Closing this in favor of #12197", url=K8S.format(12196))
+
+    assert ("#12196", "HAS_STATUS", "Closed") in signatures(extraction)
