@@ -1190,6 +1190,10 @@ class _Reader:
         assert self.own is not None
         clause = self._bare_clause(sentence)
         for link in read_item_links(self.masked, self.own.name):
+            if link.relation == HAS_STATUS:
+                self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
+                            reported=False)
+                continue
             self.reference_names.update({link.source, link.target})
             self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
                       ExtractedEntity(link.target, "WorkItem"), clause)

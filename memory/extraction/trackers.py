@@ -50,6 +50,7 @@ _IN_FAVOUR = re.compile(
 _REPLACES = re.compile(
     rf"^(?:this (?:pr |pull request |change )?)?(?:replaces|supersedes) (?:(?:issue|pr) )?"
     rf"(?P<ref>{_REF})", _I)
+_CLOSING = re.compile(r"^/?(?:closing|closed|close)\b", _I)
 # "… as part of #14039", "This work is part of closing <link>", "addresses part of #1001".
 _PART_OF = re.compile(
     rf"\bpart of (?:the work (?:to|for) )?"
@@ -69,7 +70,8 @@ _UNASSERTED = re.compile(
 
 @dataclass(frozen=True)
 class Link:
-    """``source relation target``: names of tracker items (the own item by its name)."""
+    """``source relation target``: names of tracker items (the own item by its name), or the
+    own item's status word (``HAS_STATUS``, "closed")."""
 
     source: str
     relation: str
@@ -94,6 +96,8 @@ def read_item_links(masked: Masked, own: str) -> list[Link]:
     favoured = _IN_FAVOUR.match(text)
     if favoured is not None and (other := _item(masked, favoured["ref"])) not in {None, own}:
         links.append(Link(own, "DUPLICATE_OF", str(other)))
+    if (duplicate or favoured) and _CLOSING.match(text):
+        links.append(Link(own, "HAS_STATUS", "closed"))  # "Closing this in favor of #12197"
     replaced = _REPLACES.match(text)
     if replaced is not None and (older := _item(masked, replaced["ref"])) not in {None, own}:
         links.append(Link(str(older), "DUPLICATE_OF", own))
