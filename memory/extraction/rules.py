@@ -217,7 +217,7 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
-from memory.extraction.trackers import hedged, read_item_links
+from memory.extraction.trackers import hedged, name_own_item, read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread
@@ -1074,6 +1074,8 @@ class _Reader:
         if len(sentence) > MAX_SENTENCE_LENGTH or _is_question(sentence):
             return  # a question asserts nothing; a "sentence" that long is no status line
         self.masked = mask(sentence)
+        if self.own is not None:
+            self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
         self.resolved_for_author = False
         if self.author is not None and self.author.type == "Customer":
             self._customer_better(self.masked.text, sentence)

@@ -21,9 +21,9 @@ no duplicate; "not part of #12" is a negation, and a sentence that hedges or pla
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from memory.language.references import Masked
+from memory.language.references import Masked, Reference
 
 _I = re.IGNORECASE
 _REF = r"zzref\d+zz"
@@ -136,3 +136,18 @@ _HEDGE_BEFORE = re.compile(
 def hedged(before: str) -> bool:
     """Whether the words just before a claim in a sentence make it a guess."""
     return _HEDGE_BEFORE.search(before) is not None
+
+
+# "This PR", "this issue": what a thread's own words call its item (GUIDE §2).
+_THIS_ITEM = re.compile(r"\b[Tt]his (?:PR|pull request|issue|change|patch|bug|ticket)\b(?!['’-])")
+OWN_ITEM_WORD = "zzref9998zz"
+"""The placeholder that stands for the thread's own item where its words say "this PR"."""
+
+
+def name_own_item(masked: Masked, own: Reference) -> Masked:
+    """The masked sentence with "this PR" / "this issue" standing for the thread's own item:
+    "This PR picks up #636" is about the pull request, never an entity named "This PR"."""
+    if "his " not in masked.text or _THIS_ITEM.search(masked.text) is None:
+        return masked
+    return replace(masked, text=_THIS_ITEM.sub(OWN_ITEM_WORD, masked.text),
+                   references={**masked.references, OWN_ITEM_WORD: own})

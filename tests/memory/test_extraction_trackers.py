@@ -223,3 +223,17 @@ def test_a_first_line_that_names_another_item_than_the_thread_is_no_title() -> N
     extraction = read("Closing this in favor of #12197", url=K8S.format(12196))
 
     assert ("#12196", "HAS_STATUS", "Closed") in signatures(extraction)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # GUIDE §2: a comment says "this PR", "this issue" for its own item
+    ("This PR depends on #123.", ("#50", "DEPENDS_ON", "#123")),
+    ("This issue has been resolved by #123.", ("#50", "HAS_STATUS", "Resolved")),
+    ("This PR is ready for review.", ("#50", "HAS_STATUS", "In Review")),
+])
+def test_this_pr_and_this_issue_are_the_threads_own_item(text: str,
+                                                         expected: Signature) -> None:
+    extraction = read(text, url="https://github.com/o/r/pull/50")
+
+    assert expected in signatures(extraction)
+    assert not any("This" in name for f in extraction.facts for name in (f.source, f.target))
