@@ -716,7 +716,9 @@ def _list_parts(raw: str) -> list[str]:
 
 def _starts_list_item(part: str) -> bool:
     words = part.split(" ")
-    return words[0].lower() in _DETERMINERS or _is_name(words)
+    # "#123 and #124": a tracker reference is a name too
+    return words[0].lower() in _DETERMINERS or _is_name(words) or bool(
+        PLACEHOLDER_REF.fullmatch(words[0]))
 
 
 def _is_name(words: list[str]) -> bool:
@@ -960,6 +962,10 @@ class _Reader:
             titled = None  # "Closing this in favor of #12197" in #12196: a line, not a title
         self.own = titled or (thread.item if thread is not None else None)
         self.thread = thread
+        if self.own is not None and not document.first_line.lstrip().startswith("##"):
+            # "This is blocked on #12" in a tracker thread: the item's status, not a claim that
+            # its author owns it (who opened an item is metadata, GUIDE §1)
+            self.reference_names.add(self.own.name)
         # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
         # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
         self.own_is_section = document.first_line.lstrip().startswith("##")

@@ -237,3 +237,22 @@ def test_this_pr_and_this_issue_are_the_threads_own_item(text: str,
 
     assert expected in signatures(extraction)
     assert not any("This" in name for f in extraction.facts for name in (f.source, f.target))
+
+
+@pytest.mark.parametrize("text", [
+    "Blocked by #123 and #124",
+    "Blocked by #123, #124",
+    "Depends on #123 and #124.",
+])
+def test_an_item_waits_on_each_reference_of_a_list(text: str) -> None:
+    extraction = read(text, url="https://github.com/o/r/pull/50")
+
+    assert {("#50", "DEPENDS_ON", "#123"), ("#50", "DEPENDS_ON", "#124")} <= signatures(
+        extraction)
+
+
+def test_a_threads_status_says_nothing_of_who_owns_it() -> None:
+    # who opened an item is metadata (GUIDE §1)
+    extraction = read("This is blocked by #123.", url="https://github.com/o/r/pull/50")
+
+    assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
