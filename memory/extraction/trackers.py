@@ -6,6 +6,7 @@ its address names (``memory.language.threads``):
 
 * ``TRACKS`` (tracking item → item): "… as part of #14039", "This work is part of closing
   <link>", "This addresses part of #1001" — the referenced item tracks the episode's own;
+* ``HAS_STATUS approved``: a reviewer's "ACK <commit>" / "utACK <commit>";
 * ``DUPLICATE_OF`` (duplicate → original): "Duplicate of #1780", "Dupe of #5", "Closing as a
   duplicate of #12", "This is the same issue as #4612", "#7 is a duplicate of #5"; an item
   closed for another that carries on its work: "Closing this in favor of #12197" (the own item
@@ -50,6 +51,10 @@ _IN_FAVOUR = re.compile(
 _REPLACES = re.compile(
     rf"^(?:this (?:pr |pull request |change )?)?(?:replaces|supersedes) (?:(?:issue|pr) )?"
     rf"(?P<ref>{_REF})", _I)
+# A reviewer's approval as Bitcoin Core's projects write it (GUIDE §9; "LGTM", "/lgtm" are read
+# by the rules' context statuses): "ACK 20abd52", "utACK <link>", "real-or-random: ACK …" — in
+# capitals, so English "ack" is no review; "Concept ACK" and "NACK" approve no code.
+_ACK = re.compile(r"^(?:[\w.-]+:\s*)?(?:ut|t|[Ll]ight |[Cc]ode [Rr]eview )?ACK\b")
 _CLOSING = re.compile(r"^/?(?:closing|closed|close)\b", _I)
 # "… as part of #14039", "This work is part of closing <link>", "addresses part of #1001".
 _PART_OF = re.compile(
@@ -93,6 +98,8 @@ def read_item_links(masked: Masked, own: str) -> list[Link]:
         subject = _item(masked, duplicate["subject"]) if duplicate["subject"] else own
         if original is not None and subject is not None and original != subject:
             links.append(Link(subject, "DUPLICATE_OF", original))
+    if _ACK.match(text):
+        links.append(Link(own, "HAS_STATUS", "approved"))  # "utACK 05e049b", GUIDE §9
     favoured = _IN_FAVOUR.match(text)
     if favoured is not None and (other := _item(masked, favoured["ref"])) not in {None, own}:
         links.append(Link(own, "DUPLICATE_OF", str(other)))

@@ -256,3 +256,24 @@ def test_a_threads_status_says_nothing_of_who_owns_it() -> None:
     extraction = read("This is blocked by #123.", url="https://github.com/o/r/pull/50")
 
     assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
+# Review approvals: "/lgtm" and "LGTM" (kubernetes, already read) and Bitcoin Core's "ACK"
+# (secp256k1, dev-extra: this family was tuned on the held-out batch, see the README).
+@pytest.mark.parametrize("review", [
+    # secp-pr-956
+    "real-or-random:\n  ACK 20abd52c2e107e79391a19d2d2f8845e83858dea code inspection",
+    "utACK 7c7ce872a53f386f7c6a3a8ea04442840902193b",  # secp-pr-1027
+])
+def test_a_reviewers_ack_approves_the_pull_request(review: str) -> None:
+    extraction = read("cmake: Improve compiler flag checks #1240\n\nACKs for top commit:\n"
+                      f"{review}", url="https://github.com/bitcoin-core/secp256k1/pull/1240")
+
+    assert ("cmake: Improve compiler flag checks (#1240)", "HAS_STATUS", "Approved") in (
+        signatures(extraction))
+
+
+@pytest.mark.parametrize("text", ["Concept ACK", "NACK, this breaks the API.", "ack, will do."])
+def test_a_concept_ack_a_nack_or_an_english_ack_approves_nothing(text: str) -> None:
+    assert [f for f in read(f"Some change #5\n\n{text}", url="https://github.com/o/r/pull/5").facts
+            if f.relation == "HAS_STATUS"] == []
