@@ -2908,7 +2908,8 @@ _HEDGE = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:we|I|you|they|it) (?:would|could|might|should|may) |let us |let's |please |"
-    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b)",
+    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b"
+    r"|(?:if|unless) )",  # "If X is set, the test fails": a consequence of a condition
     _I,
 )
 # "zzref0zz : now depends on …" — a reference as the label of its own line.

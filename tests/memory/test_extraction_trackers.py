@@ -277,3 +277,12 @@ def test_a_reviewers_ack_approves_the_pull_request(review: str) -> None:
 def test_a_concept_ack_a_nack_or_an_english_ack_approves_nothing(text: str) -> None:
     assert [f for f in read(f"Some change #5\n\n{text}", url="https://github.com/o/r/pull/5").facts
             if f.relation == "HAS_STATUS"] == []
+
+
+def test_what_follows_a_condition_is_not_asserted() -> None:
+    # uv-pr-10048 (GUIDE §1: conditionals assert nothing)
+    extraction = read("Fix the install dir test #10048\n\n"
+                      "If `UV_PYTHON_INSTALL_DIR` is set, the test fails.",
+                      url="https://github.com/astral-sh/uv/pull/10048")
+
+    assert extraction.facts == []
