@@ -1775,6 +1775,8 @@ class _Reader:
     def fact(
         self, source: _Subject, relation: str, target: ExtractedEntity, clause: _Clause
     ) -> None:
+        if relation == USES and self.thread is not None and self.thread.change:
+            return  # "We use a similar strategy to …" in a pull request: how the code works
         self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
 
     def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,

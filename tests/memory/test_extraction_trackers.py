@@ -286,3 +286,12 @@ def test_what_follows_a_condition_is_not_asserted() -> None:
                       url="https://github.com/astral-sh/uv/pull/10048")
 
     assert extraction.facts == []
+
+
+def test_what_a_pull_request_uses_is_how_its_code_works_not_a_product_in_use() -> None:
+    # uv-pr-11873 (GUIDE §1: technical content is outside the ontology)
+    text = "Add an overlay #11873\n\nWe use a similar strategy to the ephemeral overlay."
+
+    pull = read(text, author="Charlie Marsh", url="https://github.com/astral-sh/uv/pull/11873")
+
+    assert [f for f in pull.facts if f.relation == "USES"] == []
