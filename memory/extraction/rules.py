@@ -13,7 +13,10 @@ How a text is read
    joined; code blocks, tables, quotations of earlier messages, HTML comments and whatever
    follows a sign-off are never read. "Ticket from X:", "From: X" (and, for an anonymous
    episode, a signature) name the customer who wrote it. The first line "Title #N" names the
-   episode's own item; an issue title that says what is wrong is its author's report.
+   episode's own item, else the address it was imported with (``thread``: a comment's issue, a
+   pull request; ``memory.language.threads``); an issue title that says what is wrong is its
+   author's report, a pull request's never. Which item tracks it and which it duplicates are
+   read by ``memory.extraction.trackers``.
 1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
    nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
    blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge
