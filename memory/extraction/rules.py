@@ -223,7 +223,7 @@ from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import hedged, name_own_item, read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
-from memory.language.threads import Thread
+from memory.language.threads import Thread, same_item
 from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
@@ -961,7 +961,8 @@ class _Reader:
         """``thread``: the tracker item the episode belongs to, as its address names it
         (``memory.language.threads``): its own item when no title line names one."""
         titled = title_line(document.first_line)
-        if titled is not None and thread is not None and titled.key != thread.item.key:
+        if titled is not None and thread is not None and not same_item(titled.key,
+                                                                        thread.item.key):
             titled = None  # "Closing this in favor of #12197" in #12196: a line, not a title
         self.own = titled or (thread.item if thread is not None else None)
         self.thread = thread
@@ -1189,7 +1190,7 @@ class _Reader:
             for word in PLACEHOLDER_REF.findall(keyword["refs"]):
                 reference = self.masked.references.get(word)
                 if reference is None or reference.type != "WorkItem" or (
-                        reference.key == self.own.key) or reference.comment:
+                        same_item(reference.key, self.own.key)) or reference.comment:
                     continue  # "Fixes <a link to a comment>": not the item itself
                 clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
                 self.reference_names.add(reference.name)
@@ -1200,7 +1201,7 @@ class _Reader:
         "Duplicate of #1780": ``memory.extraction.trackers``)."""
         assert self.own is not None
         clause = self._bare_clause(sentence)
-        for link in read_item_links(self.masked, self.own.name):
+        for link in read_item_links(self.masked, self.own):
             if link.relation == HAS_STATUS:
                 self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
                             reported=False)
@@ -1254,7 +1255,7 @@ class _Reader:
         if prep is not None and self.own is not None:
             reference = self.masked.references.get(prep["ref"])
             if reference is not None and reference.type == "WorkItem" and (
-                    reference.key != self.own.key):
+                    not same_item(reference.key, self.own.key)):
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
                           ExtractedEntity(self.own.name, "WorkItem"), clause)
         if context is not None and self.author is not None and _TAKING_IT.match(text):
@@ -1331,7 +1332,7 @@ class _Reader:
             return False
         reference = self.masked.references.get(after["ref"])
         if reference is None or reference.type != "WorkItem" or (
-                self.own is not None and reference.key == self.own.key):
+                self.own is not None and same_item(reference.key, self.own.key)):
             return False
         context, is_own = self.context, self.context_is_own
         self.context, self.context_is_own = ExtractedEntity(reference.name, "WorkItem"), False

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memory.language.references import Masked, Reference
+from memory.language.threads import same_item
 
 _I = re.IGNORECASE
 _REF = r"zzref\d+zz"
@@ -83,36 +84,45 @@ class Link:
     target: str
 
 
-def read_item_links(masked: Masked, own: str) -> list[Link]:
-    """What a masked sentence of the thread of item ``own`` (its entity name) says about which
-    item tracks it and which item it duplicates (see the module docstring)."""
+def read_item_links(masked: Masked, own: Reference) -> list[Link]:
+    """What a masked sentence of the thread of item ``own`` says about which item tracks it,
+    which item it duplicates and whether a reviewer approved it (see the module docstring)."""
     # "… as part of #14039" masks as one reference titled "… as part of": its words are read.
     text = PLACEHOLDER_REF.sub(lambda m: _with_title(masked, m[0]), masked.text)
     text = " ".join(text.split()).strip(" -*>")
     if not text:
         return []
     links: list[Link] = []
-    duplicate = _DUPLICATE.match(text)
-    if duplicate is not None:
-        original = _item(masked, duplicate["ref"])
-        subject = _item(masked, duplicate["subject"]) if duplicate["subject"] else own
-        if original is not None and subject is not None and original != subject:
-            links.append(Link(subject, "DUPLICATE_OF", original))
+
+    def other(word: str | None) -> str | None:
+        """The item a placeholder names, when it is not the thread's own."""
+        reference = _reference(masked, word)
+        if reference is None or same_item(reference.key, own.key):
+            return None
+        return _name(reference)
+
     if _ACK.match(text):
-        links.append(Link(own, "HAS_STATUS", "approved"))  # "utACK 05e049b", GUIDE §9
+        links.append(Link(own.name, "HAS_STATUS", "approved"))  # "utACK 05e049b", GUIDE §9
+    duplicate = _DUPLICATE.match(text)
+    if duplicate is not None and (original := other(duplicate["ref"])) is not None:
+        subject = own.name
+        if duplicate["subject"]:
+            named = _reference(masked, duplicate["subject"])
+            subject = _name(named) if named is not None else ""
+        if subject and subject != original:
+            links.append(Link(subject, "DUPLICATE_OF", original))
     favoured = _IN_FAVOUR.match(text)
-    if favoured is not None and (other := _item(masked, favoured["ref"])) not in {None, own}:
-        links.append(Link(own, "DUPLICATE_OF", str(other)))
+    if favoured is not None and (newer := other(favoured["ref"])) is not None:
+        links.append(Link(own.name, "DUPLICATE_OF", newer))
     if (duplicate or favoured) and _CLOSING.match(text):
-        links.append(Link(own, "HAS_STATUS", "closed"))  # "Closing this in favor of #12197"
+        links.append(Link(own.name, "HAS_STATUS", "closed"))  # "Closing this in favor of #12197"
     replaced = _REPLACES.match(text)
-    if replaced is not None and (older := _item(masked, replaced["ref"])) not in {None, own}:
-        links.append(Link(str(older), "DUPLICATE_OF", own))
+    if replaced is not None and (older := other(replaced["ref"])) is not None:
+        links.append(Link(older, "DUPLICATE_OF", own.name))
     for part in _PART_OF.finditer(text):
-        tracker = _item(masked, part["ref"])
-        if tracker is not None and tracker != own and not _UNASSERTED.search(
-                text[:part.start()]):
-            links.append(Link(tracker, "TRACKS", own))
+        tracker = other(part["ref"])
+        if tracker is not None and not _UNASSERTED.search(text[:part.start()]):
+            links.append(Link(tracker, "TRACKS", own.name))
     return links
 
 
@@ -123,12 +133,16 @@ def _with_title(masked: Masked, word: str) -> str:
     return f"{reference.title} {word}"
 
 
-def _item(masked: Masked, word: str | None) -> str | None:
-    """The tracker item a placeholder stands for (not a person, not a link to a comment), by
-    its identifier when its "title" was the sentence's own words."""
+def _reference(masked: Masked, word: str | None) -> Reference | None:
+    """The tracker item a placeholder stands for (not a person, not a link to a comment)."""
     reference = masked.references.get(word or "")
     if reference is None or reference.type != "WorkItem" or reference.comment:
         return None
+    return reference
+
+
+def _name(reference: Reference) -> str:
+    """An item's name, by its identifier when its "title" was the sentence's own words."""
     if reference.title and _PREDICATE.search(reference.title):
         return reference.key
     return reference.name

@@ -31,6 +31,12 @@ def signatures(extraction: Extraction) -> set[Signature]:
 CARGO = "https://github.com/rust-lang/cargo/pull/{}"
 K8S = "https://github.com/kubernetes/kubernetes/issues/{}"
 
+
+def item_of(url: str) -> str:
+    """The thread an address names, as a link to it is named: ``owner/repo#N``."""
+    owner, repo, _, number = url.removeprefix("https://github.com/").split("/")[:4]
+    return f"{owner}/{repo}#{number.split('#')[0]}"
+
 # ----------------------------------------------------------------- the thread an episode is in
 
 
@@ -44,7 +50,7 @@ def test_a_pull_request_without_a_title_line_fixes_items_for_the_pull_request_it
     extraction = read(f"This changes how the registry index is read.\n\n{text}",
                       url=CARGO.format(number))
 
-    assert signatures(extraction) == {(fixed, "DEPENDS_ON", f"#{number}")}
+    assert signatures(extraction) == {(fixed, "DEPENDS_ON", f"rust-lang/cargo#{number}")}
 
 
 def test_without_an_address_a_closing_keyword_names_no_pull_request() -> None:
@@ -52,11 +58,14 @@ def test_without_an_address_a_closing_keyword_names_no_pull_request() -> None:
 
 
 @pytest.mark.parametrize(("text", "author", "number", "expected"), [
-    ("/close", "dims", 63752, ("#63752", "HAS_STATUS", "Closed")),  # k8s-63752-dims-2018-05-13
+    # k8s-63752-dims-2018-05-13
+    ("/close", "dims", 63752, ("kubernetes/kubernetes#63752", "HAS_STATUS", "Closed")),
     # k8s-93210-derekwaynecarr-2020-07-18, k8s-106367-SergeyKanzhelev-2021-11-24
-    ("/assign @sjenning", "derekwaynecarr", 93210, ("@sjenning", "RESPONSIBLE_FOR", "#93210")),
+    ("/assign @sjenning", "derekwaynecarr", 93210,
+     ("@sjenning", "RESPONSIBLE_FOR", "kubernetes/kubernetes#93210")),
     # k8s-95357-harche-2020-10-07-2
-    ("I am looking into it.", "harche", 95357, ("Harche", "RESPONSIBLE_FOR", "#95357")),
+    ("I am looking into it.", "harche", 95357,
+     ("Harche", "RESPONSIBLE_FOR", "kubernetes/kubernetes#95357")),
 ])
 def test_a_comment_that_names_no_item_is_about_the_thread_its_address_names(
         text: str, author: str, number: int, expected: Signature) -> None:
@@ -96,7 +105,7 @@ def test_in_a_thread_a_common_word_that_starts_a_sentence_is_nobodys_name() -> N
 ])
 def test_work_that_is_part_of_an_item_is_tracked_by_it(text: str, url: str,
                                                       tracker: str) -> None:
-    own = "#" + url.rsplit("/", 1)[1]
+    own = item_of(url)
 
     assert (tracker, "TRACKS", own) in signatures(read(f"Some change\n\n{text}", url=url))
 
@@ -127,7 +136,7 @@ def test_a_negated_guessed_or_conditional_part_of_tracks_nothing(text: str) -> N
 ])
 def test_a_thread_said_to_be_another_is_its_duplicate(text: str, url: str,
                                                       original: str) -> None:
-    own = "#" + url.rsplit("/", 1)[1]
+    own = item_of(url)
 
     assert (own, "DUPLICATE_OF", original) in signatures(read(text, author="agent", url=url))
 
@@ -192,16 +201,16 @@ def test_saying_an_item_again_opening_other_items_or_reviewing_one_is_no_respons
 
 
 def test_who_opened_the_thread_itself_is_responsible_for_it() -> None:
-    assert ("@gopherbot", "RESPONSIBLE_FOR", "#41012") in signatures(
+    assert ("@gopherbot", "RESPONSIBLE_FOR", "golang/go#41012") in signatures(
         read("@gopherbot opened it.", url="https://github.com/golang/go/issues/41012"))
 
 
 # The supersede family: kubernetes (original) and uv (dev-extra); GUIDE §3's own example.
 @pytest.mark.parametrize(("text", "number", "expected"), [
     ("Closing this in favor of #12197", 12196,
-     ("#12196", "DUPLICATE_OF", "#12197")),  # k8s-12196-yujuhong-2015-08-04
+     ("kubernetes/kubernetes#12196", "DUPLICATE_OF", "#12197")),  # k8s-12196-yujuhong-2015-08-04
     ("/close\nin favor of #57409.", 58142,
-     ("#58142", "DUPLICATE_OF", "#57409")),  # k8s-58142-dixudx-2018-01-11
+     ("kubernetes/kubernetes#58142", "DUPLICATE_OF", "#57409")),  # k8s-58142-dixudx-2018-01-11
 ])
 def test_a_thread_closed_in_favour_of_another_is_its_duplicate(
         text: str, number: int, expected: Signature) -> None:
@@ -222,14 +231,14 @@ def test_a_first_line_that_names_another_item_than_the_thread_is_no_title() -> N
     # k8s-12196-yujuhong-2015-08-04: the comment's one line ends with a reference
     extraction = read("Closing this in favor of #12197", url=K8S.format(12196))
 
-    assert ("#12196", "HAS_STATUS", "Closed") in signatures(extraction)
+    assert ("kubernetes/kubernetes#12196", "HAS_STATUS", "Closed") in signatures(extraction)
 
 
 @pytest.mark.parametrize(("text", "expected"), [
     # GUIDE §2: a comment says "this PR", "this issue" for its own item
-    ("This PR depends on #123.", ("#50", "DEPENDS_ON", "#123")),
-    ("This issue has been resolved by #123.", ("#50", "HAS_STATUS", "Resolved")),
-    ("This PR is ready for review.", ("#50", "HAS_STATUS", "In Review")),
+    ("This PR depends on #123.", ("o/r#50", "DEPENDS_ON", "#123")),
+    ("This issue has been resolved by #123.", ("o/r#50", "HAS_STATUS", "Resolved")),
+    ("This PR is ready for review.", ("o/r#50", "HAS_STATUS", "In Review")),
 ])
 def test_this_pr_and_this_issue_are_the_threads_own_item(text: str,
                                                          expected: Signature) -> None:
@@ -247,7 +256,7 @@ def test_this_pr_and_this_issue_are_the_threads_own_item(text: str,
 def test_an_item_waits_on_each_reference_of_a_list(text: str) -> None:
     extraction = read(text, url="https://github.com/o/r/pull/50")
 
-    assert {("#50", "DEPENDS_ON", "#123"), ("#50", "DEPENDS_ON", "#124")} <= signatures(
+    assert {("o/r#50", "DEPENDS_ON", "#123"), ("o/r#50", "DEPENDS_ON", "#124")} <= signatures(
         extraction)
 
 
