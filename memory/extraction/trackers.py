@@ -63,6 +63,12 @@ _PART_OF = re.compile(
     rf"(?:(?:closing|fixing|resolving|addressing|implementing) )?(?:issue )?(?P<ref>{_REF})",
     _I,
 )
+# Whose part it is: the thread's own work ("… as part of", "Part of …", "This work is part of",
+# "This addresses part of"), not something else it names ("the code that was part of #12").
+_PART_SUBJECT = re.compile(
+    r"(?:^|\bas |\b(?:this|it|this (?:work|change|pr|pull request|patch)|zzref9998zz)"
+    r" (?:is|was)(?: also| only)? |\b(?:addresses|implements|fixes|resolves|completes|tackles"
+    r"|handles|does)(?: (?:a|one|another))? )$", _I)
 # The words of the predicates above: a "title" holding them is the sentence's own words.
 _PREDICATE = re.compile(
     r"\b(?:part of|duplicates?|dupe|dup|same \w+ as|in favou?r of|replaces|supersedes)\b", _I)
@@ -121,7 +127,9 @@ def read_item_links(masked: Masked, own: Reference) -> list[Link]:
         links.append(Link(older, "DUPLICATE_OF", own.name))
     for part in _PART_OF.finditer(text):
         tracker = other(part["ref"])
-        if tracker is not None and not _UNASSERTED.search(text[:part.start()]):
+        before = text[:part.start()]
+        if tracker is not None and _PART_SUBJECT.search(before) and not _UNASSERTED.search(
+                before):
             links.append(Link(tracker, "TRACKS", own.name))
     return links
 

@@ -304,3 +304,12 @@ def test_what_a_pull_request_uses_is_how_its_code_works_not_a_product_in_use() -
     pull = read(text, author="Charlie Marsh", url="https://github.com/astral-sh/uv/pull/11873")
 
     assert [f for f in pull.facts if f.relation == "USES"] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Remove the code that was part of #123.",
+    "The parser is part of #8.",
+])
+def test_something_else_that_is_part_of_an_item_says_nothing_of_the_thread(text: str) -> None:
+    assert [f for f in read(f"Some change\n\n{text}", url=CARGO.format(14785)).facts
+            if f.relation == "TRACKS"] == []
