@@ -13,6 +13,9 @@ import pytest
 from memory.extraction import Extraction
 from memory.extraction.rules import extract_with_rules
 from memory.language.threads import thread_of_address
+from memory.models import Episode
+from memory.ontology import default_ontology
+from memory.processing.reading import read_text
 
 REFERENCE_TIME = datetime(2026, 5, 8, 9, 30, tzinfo=UTC)
 
@@ -313,3 +316,31 @@ def test_what_a_pull_request_uses_is_how_its_code_works_not_a_product_in_use() -
 def test_something_else_that_is_part_of_an_item_says_nothing_of_the_thread(text: str) -> None:
     assert [f for f in read(f"Some change\n\n{text}", url=CARGO.format(14785)).facts
             if f.relation == "TRACKS"] == []
+
+
+# ----------------------------------------------------------------- what ingestion gives the rules
+
+
+def _episode(content: str, author: str, url: str) -> Episode:
+    return Episode(author=author, reference_time=REFERENCE_TIME, content=content, url=url,
+                   source="github")
+
+
+def test_an_ingested_comment_is_read_with_the_thread_its_url_names() -> None:
+    # k8s-63752-dims-2018-05-13, as ingestion stores it
+    episode = _episode("looks like this was created in error\n\n/close", "dims",
+                       "https://github.com/kubernetes/kubernetes/issues/63752")
+
+    extraction = read_text(episode, default_ontology(), {}, "Person")
+
+    assert ("kubernetes/kubernetes#63752", "HAS_STATUS", "Closed") in signatures(extraction)
+
+
+def test_a_customers_message_is_their_report_in_the_thread_not_read_as_a_trackers() -> None:
+    episode = _episode("Duplicate of #1780", "dannyneira",
+                       "https://github.com/warpdotdev/warp/issues/6305")
+
+    extraction = read_text(episode, default_ontology(), {}, "Customer")
+
+    assert [f.relation for f in extraction.facts if f.relation == "DUPLICATE_OF"] == []
+    assert ("dannyneira", "REPORTED", "warpdotdev/warp#6305") in signatures(extraction)
