@@ -15,8 +15,9 @@ its address names (``memory.language.threads``):
 Grammar, not a list of sentences: the relation's words must be the sentence's predicate about
 its own item (nothing before them but the item, "this"/"it" or a closing verb), so "I have the
 same issue as #12" (a customer's report) and "it seems like a duplicate of #12" (a guess) state
-no duplicate; "not part of #12" is a negation, and a sentence that hedges or plans ("might",
-"should", "will") states nothing.
+no duplicate; a part is the thread's own work ("as part of", "This work is part of"), never
+something else it names ("the code that was part of #12"); "not part of #12" is a negation, and
+words that hedge or plan just before ("might be part of", "if this is part of") state nothing.
 """
 
 from __future__ import annotations
