@@ -50,6 +50,8 @@ def item_of(url: str) -> str:
 ])
 def test_a_pull_request_without_a_title_line_fixes_items_for_the_pull_request_its_address_names(
         text: str, number: int, fixed: str) -> None:
+    """Sources: cargo-prs (old PR bodies without a title line); the closing keywords were read
+    already in rust-analyzer and cargo PRs with one."""
     extraction = read(f"This changes how the registry index is read.\n\n{text}",
                       url=CARGO.format(number))
 
@@ -72,6 +74,8 @@ def test_without_an_address_a_closing_keyword_names_no_pull_request() -> None:
 ])
 def test_a_comment_that_names_no_item_is_about_the_thread_its_address_names(
         text: str, author: str, number: int, expected: Signature) -> None:
+    """Sources: kubernetes-issues comments (and golang-issues, dev-extra); the readings of
+    "/close", "/assign", "I'm looking into it" existed, only the thread was missing."""
     assert expected in signatures(read(text, author=author, url=K8S.format(number)))
 
 
@@ -108,6 +112,7 @@ def test_in_a_thread_a_common_word_that_starts_a_sentence_is_nobodys_name() -> N
 ])
 def test_work_that_is_part_of_an_item_is_tracked_by_it(text: str, url: str,
                                                       tracker: str) -> None:
+    """Sources: cargo-prs, kubernetes-issues (secp256k1-prs, dev-extra, as a held-out check)."""
     own = item_of(url)
 
     assert (tracker, "TRACKS", own) in signatures(read(f"Some change\n\n{text}", url=url))
@@ -139,6 +144,7 @@ def test_a_negated_guessed_or_conditional_part_of_tracks_nothing(text: str) -> N
 ])
 def test_a_thread_said_to_be_another_is_its_duplicate(text: str, url: str,
                                                       original: str) -> None:
+    """Sources: warp (original dev), postman and signal-desktop (dev-extra)."""
     own = item_of(url)
 
     assert (own, "DUPLICATE_OF", original) in signatures(read(text, author="agent", url=url))
@@ -171,6 +177,8 @@ def test_a_report_a_guess_or_a_negation_names_no_duplicate(text: str) -> None:
      "https://github.com/bitcoin-core/secp256k1/pull/1431"),  # secp-pr-1431
 ])
 def test_a_guessed_fix_is_no_closing_keyword(text: str, url: str) -> None:
+    """Sources: uv-prs, secp256k1-prs (dev-extra); GUIDE §1's "This may be fixed by #96050"
+    (kubernetes-issues)."""
     assert [f for f in read(text, url=url).facts if f.relation == "DEPENDS_ON"] == []
 
 
@@ -217,6 +225,7 @@ def test_who_opened_the_thread_itself_is_responsible_for_it() -> None:
 ])
 def test_a_thread_closed_in_favour_of_another_is_its_duplicate(
         text: str, number: int, expected: Signature) -> None:
+    """Sources: kubernetes-issues (two threads) and uv-prs ("Replaces <link>", dev-extra)."""
     assert expected in signatures(read(text, url=K8S.format(number)))
 
 
@@ -278,6 +287,8 @@ def test_a_threads_status_says_nothing_of_who_owns_it() -> None:
     "utACK 7c7ce872a53f386f7c6a3a8ea04442840902193b",  # secp-pr-1027
 ])
 def test_a_reviewers_ack_approves_the_pull_request(review: str) -> None:
+    """Sources: secp256k1-prs (dev-extra; read there, so no held-out check) — the family of
+    kubernetes' "/lgtm"."""
     extraction = read("cmake: Improve compiler flag checks #1240\n\nACKs for top commit:\n"
                       f"{review}", url="https://github.com/bitcoin-core/secp256k1/pull/1240")
 
