@@ -26,6 +26,7 @@ from memory.models import (
     MergeSuggestion,
     Observation,
 )
+from memory.summarize import DEFERRED_PREFIX
 
 # How a relation reads between two names, and how a target-mode signature (what several episodes
 # point at) reads on its own: "waits on the Auth Service Refactor".
@@ -61,7 +62,9 @@ def writer_label(generator: str, fallback: str = "", pending: bool = False) -> s
     if generator != TEMPLATE_GENERATOR or not fallback:
         return generator_label(generator)
     reason = fallback.split(":", 1)[0] if fallback.startswith("model output rejected") else fallback
-    return f"template ({reason})" + (" — will retry" if pending else "")
+    # A summary deferred until the model has read the cluster's updates says when, not "retry".
+    deferred = fallback.startswith(DEFERRED_PREFIX)
+    return f"template ({reason})" + (" — will retry" if pending and not deferred else "")
 
 
 def is_backfill(episode: Episode) -> bool:

@@ -719,6 +719,7 @@ CLOSE_WORDS = {
     Fact.CloseReason.EXPLICIT: "said to have ended",
     Fact.CloseReason.GIVEN: "end given",
     Fact.CloseReason.REVISED: "revised",
+    Fact.CloseReason.REREAD: "withdrawn (the model read it otherwise)",
 }
 
 

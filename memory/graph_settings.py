@@ -18,12 +18,13 @@ DEFAULTS: dict[str, Any] = {
     # Pipeline orchestration.
     "debounce_seconds": 30,
     # The model (when one is configured): tokens in and out per calendar month, None for no
-    # limit (memory.spend); how long new updates may wait for others to share their extraction
-    # call (memory.processing.model_queue): an hour, so a status update is read the hour it is
-    # written. A graph of a few updates a day shares calls across days only with a wait over a
-    # day, which its owner may choose on the settings page (README, "What the model costs").
+    # limit (memory.spend); how long a rules reading, published at once, may wait for the
+    # model's reading to replace it, so that the model reads many updates in one call
+    # (memory.processing.model_queue): 30 hours, as the board does not wait for it — a little
+    # over a day, so a team's updates of one day share a call with the next day's, written
+    # at about the same hour (README, "What the model costs").
     "monthly_token_budget": None,
-    "model_wait_seconds": 3_600,
+    "model_wait_seconds": 108_000,
 }
 
 _ontology_cache: dict[tuple[int, str], Ontology] = {}

@@ -119,6 +119,9 @@ class Episode(models.Model):
     extraction_note = models.CharField(max_length=200, blank=True, default="", db_default="")
     """Why its extractor found no facts at all, when it said ("not understood by the rules
     extractor", "language not supported"); empty otherwise."""
+    awaits_model = models.BooleanField(default=False, db_default=False)
+    """Its facts are the rules' reading, published at once; the model reads it later with
+    others of its graph and its reading replaces the rules' (``memory.processing.revision``)."""
 
     class Meta:
         constraints = [
@@ -145,6 +148,12 @@ class Episode(models.Model):
                 fields=["status", "ingested_at"],
                 condition=~Q(status="processed"),
                 name="episode_unfinished",
+            ),
+            # Updates whose rules reading waits for the model's (memory.processing.model_queue).
+            models.Index(
+                fields=["graph", "ingested_at"],
+                condition=Q(awaits_model=True),
+                name="episode_awaits_model",
             ),
         ]
 
@@ -240,6 +249,7 @@ class Fact(models.Model):
         EXPLICIT = "explicit", "Explicitly ended"
         GIVEN = "given", "End given with the fact"
         REVISED = "revised", "Revised (a backfill showed it began earlier)"
+        REREAD = "reread", "Withdrawn (the model read the update otherwise than the rules)"
 
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="facts")

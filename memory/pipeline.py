@@ -334,7 +334,10 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
 
     drafts: list[ObservationDraft] = []
     llm = {"calls": 0, "cached": 0, "tokens_in": 0, "tokens_out": 0, "fallbacks": 0,
-           "pending": 0, "retried": 0, "still_pending": 0}
+           "pending": 0, "retried": 0, "still_pending": 0, "deferred": 0}
+    # Updates whose rules reading awaits the model's: their clusters' model summaries wait for
+    # it (memory.summarize), their facts may still change.
+    awaiting = awaiting_model(graph) if with_model and is_now else {}
     # One breaker for this run's summaries: after a few failed calls in a row the model is left
     # alone (and tried again after a cooldown), whatever the clusters skipped meanwhile.
     breaker = Breaker("summaries of this run")
@@ -354,7 +357,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 for c in group
             ]
             outcomes, stats = summarize_clusters(items, graph=graph, run=run, breaker=breaker,
-                                                 budget=budget)
+                                                 budget=budget, awaiting=awaiting)
             llm["calls"] += stats.calls
             llm["cached"] += stats.cached
             llm["tokens_in"] += stats.tokens_in
@@ -367,6 +370,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                         continue  # the stand-in stays as it is; no new version for nothing
                     llm["retried"] += 1
                     superseded.append(retirement_of[decision.cluster_key])
+                elif outcome.deferred:
+                    llm["deferred"] += 1
                 else:
                     llm["fallbacks"] += int(bool(outcome.fallback_reason) and not outcome.by_model
                                             and outcome.calls + int(outcome.pending) > 0)
@@ -414,6 +419,16 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     PipelineRun.objects.filter(pk=run.pk).update(
         progress={"percent": 100, "stages": progress.stages}, timings=progress.timings
     )
+
+
+def awaiting_model(graph: Graph) -> dict[int, datetime]:
+    """Episode id → when the model's reading of it is due at the latest, for the graph's rules
+    readings awaiting it (one query)."""
+    from memory.processing.model_queue import model_wait_seconds
+
+    wait = timedelta(seconds=model_wait_seconds(graph))
+    return {pk: ingested_at + wait for pk, ingested_at in Episode.objects.filter(
+        graph=graph, awaits_model=True).values_list("pk", "ingested_at")}
 
 
 def pending_retries(decisions: Reconciliation) -> list[tuple[Created, Retired]]:

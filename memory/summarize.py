@@ -23,6 +23,12 @@ the graph's monthly budget is spent, the template stands in **pending**: the obs
 "template (model failed: timeout) — will retry" and the next run (or the sweep) asks the model
 again (``memory.pipeline``).
 
+A cluster with an update whose rules reading still awaits the model's
+(``memory.processing.revision``) is written by the template, **deferred**: its facts may still
+change when the model reads them, and a model summary of facts about to change would be paid
+twice. The observation says "template (model summary once the model has read its updates, by
+…)"; the run after the model's reading asks the model (the stand-in is pending, as above).
+
 Cache: a validated model summary is stored in ``SummaryCache`` under
 ``sha256(the cluster's facts and kind | model | prompt version)`` — keyed on the facts, not on the
 episodes: new updates restating the same current facts cost no call, whatever reconciliation
@@ -31,6 +37,7 @@ makes of them. Template summaries and failures are not cached.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import html
 from collections.abc import Iterable, Mapping, Sequence
@@ -140,6 +147,8 @@ class SummaryOutcome:
     pending: bool = False
     """The template stands in because the model could not be asked or did not answer: the next
     run asks again."""
+    deferred: bool = False
+    """The template stands in until the model has read the cluster's updates (pending too)."""
 
     @property
     def tokens(self) -> int:
@@ -175,6 +184,8 @@ class SummaryStats:
     fallbacks: int = 0
     """Template stand-ins written although the model is on (pending or rejected)."""
     pending: int = 0
+    deferred: int = 0
+    """Template stand-ins until the model has read the clusters' updates."""
 
 
 def summarize_cluster(
@@ -208,10 +219,12 @@ def summarize_clusters(
     budget: Budget | None = None,
     use_cache: bool = True,
     size: int | None = None,
+    awaiting: Mapping[int, datetime] | None = None,
 ) -> tuple[list[SummaryOutcome], SummaryStats]:
     """The summaries of ``items``, in order: cached, from the model in batches of ``size``, or
     from the template (see the module text). ``use_cache=False`` neither reads nor writes the
-    cache (the bench's naive pipeline)."""
+    cache (the bench's naive pipeline). ``awaiting``: episode id → when the model's reading of
+    its rules reading is due, for the episodes awaiting it (their clusters are deferred)."""
     stats = SummaryStats()
     if not llm_enabled():
         return [template_outcome(item, reason="") for item in items], stats
@@ -232,6 +245,11 @@ def summarize_clusters(
         if not any(f in items[i].facts for f in items[i].cluster.fact_ids):
             outcomes[i] = template_outcome(items[i], reason="the cluster has no facts to cite")
     wanted = [i for i in wanted if outcomes[i] is None]
+    for i in wanted:
+        due = [awaiting[e] for e in items[i].cluster.episode_ids if e in (awaiting or {})]
+        if due:
+            outcomes[i] = deferred_outcome(items[i], max(due))
+    wanted = [i for i in wanted if outcomes[i] is None]
     budget = budget if budget is not None else Budget.for_graph(graph)
     known = known_names(items)
     for chunk in batches([items[i] for i in wanted], size or batch_size()):
@@ -247,8 +265,10 @@ def summarize_clusters(
         stats.tokens_out += asker.tokens_out
     done = [o for o in outcomes if o is not None]
     stats.fallbacks = sum(1 for o in done if o.fallback_reason and not o.by_model
+                          and not o.deferred
                           and o.fallback_reason != "the cluster has no facts to cite")
-    stats.pending = sum(1 for o in done if o.pending)
+    stats.pending = sum(1 for o in done if o.pending and not o.deferred)
+    stats.deferred = sum(1 for o in done if o.deferred)
     return done, stats
 
 
@@ -291,6 +311,16 @@ def template_outcome(
         tokens_in=tokens_in, tokens_out=tokens_out, fallback_reason=reason[:200],
         pending=pending,
     )
+
+
+DEFERRED_PREFIX = "model summary once the model has read its updates"
+
+
+def deferred_outcome(evidence: ClusterEvidence, due: datetime) -> SummaryOutcome:
+    """The template until the model has read the cluster's updates (by ``due``)."""
+    outcome = template_outcome(
+        evidence, reason=f"{DEFERRED_PREFIX}, by {due:%-d %b %H:%M} UTC", pending=True)
+    return dataclasses.replace(outcome, deferred=True)
 
 
 def cached_outcomes(graph: Graph, keys: Sequence[str], items: Sequence[ClusterEvidence]

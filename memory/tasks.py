@@ -8,9 +8,10 @@ configured, work that may call it is not run inside a request: it goes to the we
 background thread once the response is made (``memory.background``), so no page or API call waits
 for the model.
 
-With a model extracting, an update that arrives alone waits up to ``model_wait_seconds`` for
-others of its graph to share its extraction call (``memory.processing.model_queue``): a Celery
-countdown in production, a delayed job of the background thread in the embedded default.
+With a model extracting, an update that arrives by the page or the API is read by the rules at
+once and by the model later, with others of its graph, up to ``model_wait_seconds`` after it
+arrived (``memory.processing.model_queue``): a Celery countdown in production, a delayed job of
+the background thread in the embedded default.
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ def _extract_key(graph_id: int) -> str:
     return f"extract:{graph_id}"
 
 
+def _extract_now_key(graph_id: int) -> str:
+    return f"extract-now:{graph_id}"
+
+
 def model_work(fn, *args: object) -> None:  # type: ignore[no-untyped-def]
     """Run ``fn`` now, unless it would run the model inside a request of the embedded default:
     then after the response, in the background thread."""
@@ -88,13 +93,30 @@ def model_work(fn, *args: object) -> None:  # type: ignore[no-untyped-def]
 )
 def process_episode(episode_id: int) -> str:
     if settings.LLM_EXTRACTION and not _eager():
-        # Read with the others of its graph once they are due (the sweep lands here too).
+        # The rules now, the model with the others of its graph once due.
         graph_id = Episode.objects.filter(pk=episode_id).values_list("graph_id", flat=True).first()
         if graph_id is None:
             return "gone"
+        counts = model_queue.read_with_rules_first([episode_id])
         schedule_extraction(graph_id)
-        return "waiting"
+        return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "skipped"
     return processing.process_episode(episode_id)
+
+
+@shared_task(
+    name="memory.read_with_rules_first",
+    autoretry_for=(OperationalError,),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def read_with_rules_first(episode_ids: list[int]) -> dict[str, int]:
+    """Updates read by the rules now, their graphs' model readings scheduled for when due."""
+    counts = dict(model_queue.read_with_rules_first(episode_ids))
+    for graph_id in set(Episode.objects.filter(pk__in=episode_ids)
+                        .values_list("graph_id", flat=True)):
+        schedule_extraction(graph_id)
+    return counts
 
 
 @shared_task(
@@ -114,21 +136,29 @@ def process_episodes(episode_ids: list[int]) -> dict[str, int]:
 
 @shared_task(name="memory.extract_when_due", bind=True, max_retries=None,
              autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300)
-def extract_when_due(self, graph_id: int) -> str:  # type: ignore[no-untyped-def]
-    """Read a graph's pending updates with the model once they are due (a full batch, or the
-    oldest has waited ``model_wait_seconds``); until then, wait."""
+def extract_when_due(self, graph_id: int, now_only: bool = False  # type: ignore[no-untyped-def]
+                     ) -> str:
+    """Read a graph's pending updates with the rules, and its rules readings with the model
+    once they are due (a full batch, or the oldest has waited ``model_wait_seconds``); until
+    then, wait. ``now_only``: a check sent beside the waiting one, because work was due at
+    once; it does not wait (the other check does)."""
     graph = Graph.objects.filter(pk=graph_id).first()
     if graph is None:
         return "gone"
     delay = model_queue.extraction_delay(graph)
-    if delay is None:
+    if now_only:
+        cache.delete(_extract_now_key(graph_id))
+        if delay is None or delay > 0:
+            return "done already"
+    elif delay is None:
         cache.delete(_extract_key(graph_id))
         return "idle"
     if delay > 0 and not _eager():
         cache.set(_extract_key(graph_id), 1, timeout=int(delay) + 120)
         self.apply_async((graph_id,), countdown=delay)
         return "waiting"
-    cache.delete(_extract_key(graph_id))
+    if not now_only:
+        cache.delete(_extract_key(graph_id))
     counts = model_queue.extract_due(graph) or {}
     if model_queue.extraction_delay(graph) is not None:
         schedule_extraction(graph_id)  # a remainder keeps waiting for its batch
@@ -141,9 +171,17 @@ def schedule_extraction(graph_id: int, *, in_background: bool = False) -> None:
     with a broker (one waiting check per graph), the background thread's delayed job in the
     embedded default's web process, at once anywhere else (a command, a test)."""
     if not _eager():
-        if cache.add(_extract_key(graph_id), 1, timeout=600) and not _send(extract_when_due,
-                                                                            graph_id):
-            cache.delete(_extract_key(graph_id))
+        if cache.add(_extract_key(graph_id), 1, timeout=600):
+            if not _send(extract_when_due, graph_id):
+                cache.delete(_extract_key(graph_id))
+            return
+        # A check is waiting already, maybe hours away (model_wait_seconds): when work is due
+        # now (a batch has filled up, updates are pending), one more check goes now.
+        graph = Graph.objects.filter(pk=graph_id).first()
+        if (graph is not None and model_queue.extraction_delay(graph) == 0
+                and cache.add(_extract_now_key(graph_id), 1, timeout=600)
+                and not _send(extract_when_due, graph_id, True)):
+            cache.delete(_extract_now_key(graph_id))
         return
     if in_background:
         extract_in_background(graph_id)
@@ -158,7 +196,8 @@ def resume_model_work() -> None:
     the model by a process that stopped are scheduled again (production's sweep does this)."""
     if not (_eager() and settings.LLM_EXTRACTION):
         return
-    for graph_id in (Episode.objects.filter(status=Episode.Status.PENDING)
+    for graph_id in (Episode.objects.filter(Q(status=Episode.Status.PENDING)
+                                            | Q(awaits_model=True))
                      .values_list("graph_id", flat=True).distinct()[:SWEEP_LIMIT]):
         extract_in_background(graph_id)
 
@@ -242,7 +281,14 @@ def sweep() -> dict[str, int]:
         to_process.setdefault(graph_id, []).append(episode_id)
     counts["pending"] = len(waiting)
     for episode_ids in to_process.values():
-        _send(process_episodes, episode_ids)
+        _send(read_with_rules_first if settings.LLM_EXTRACTION else process_episodes,
+              episode_ids)
+    if settings.LLM_EXTRACTION:
+        # Rules readings awaiting the model: a waiting check per graph (one at a time).
+        for graph_id in (Episode.objects.filter(awaits_model=True)
+                         .values_list("graph_id", flat=True).distinct()[:SWEEP_LIMIT]):
+            schedule_extraction(graph_id)
+            counts["awaiting_model"] = counts.get("awaiting_model", 0) + 1
     counts["abandoned_runs"] = pipeline.abandon_stale_runs(now=now)
     for run_id in PipelineRun.objects.filter(
         status=PipelineRun.Status.QUEUED,
@@ -279,6 +325,8 @@ def retry_model_stand_ins(*, now: datetime) -> dict[str, int]:
                                                           PipelineRun.Status.RUNNING]))
         if recent.exists():
             continue
+        if Episode.objects.filter(graph_id=graph_id, awaits_model=True).exists():
+            continue  # deferred until the model's reading, whose run asks for them
         graph = Graph.objects.get(pk=graph_id)
         start_run(pipeline.request_run(graph, trigger=PipelineRun.Trigger.SWEEP))
         counts["pending_summary_runs"] += 1
@@ -327,9 +375,15 @@ def enqueue_processing(graph_id: int, episode_ids: list[int]) -> None:
     deferred = _eager() and llm_enabled() and background.in_request()
 
     def send() -> None:
-        if settings.LLM_EXTRACTION and (deferred or not _eager()):
-            # Read with the others of the graph once due (see memory.processing.model_queue).
-            schedule_extraction(graph_id, in_background=deferred)
+        if settings.LLM_EXTRACTION and deferred:
+            # The rules now (this is the background thread), the model with the others of the
+            # graph once due (see memory.processing.model_queue).
+            model_queue.read_with_rules_first(episode_ids)
+            schedule_extraction(graph_id, in_background=True)
+        elif settings.LLM_EXTRACTION and not _eager():
+            for batch in batched(episode_ids, processing.BATCH_SIZE):
+                if not _send(read_with_rules_first, list(batch)):
+                    break  # the sweep reads them once the broker is back
         elif len(episode_ids) == 1:
             _send(process_episode, episode_ids[0])
         else:

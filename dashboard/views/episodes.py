@@ -17,7 +17,7 @@ Fragments: ``episode-results`` (the list; it also reloads itself on ``episodesCh
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -80,7 +80,7 @@ from memory.importers.runs import (
 from memory.ingestion import IngestReport, ingest_records, read_records
 from memory.models import Episode, Graph
 from memory.processing import retry_episode
-from memory.processing.model_queue import model_wait_seconds
+from memory.processing.model_queue import model_reading_due
 
 PAGE_SIZE = 25
 POLL_SECONDS = 1
@@ -360,11 +360,12 @@ def episode_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> 
 
 
 def model_read_by(graph: Graph, episode: Episode) -> datetime | None:
-    """When a pending update will be read by the model at the latest (it waits for others to
-    share the call; ``memory.processing.model_queue``); ``None`` when no model reads it."""
-    if episode.status != Episode.Status.PENDING or not settings.LLM_EXTRACTION:
+    """When the model's reading replaces an update's rules reading at the latest (the model
+    reads it with others of its graph to share the call; ``memory.processing.model_queue``);
+    ``None`` when its current reading is final."""
+    if not settings.LLM_EXTRACTION:
         return None
-    return episode.ingested_at + timedelta(seconds=model_wait_seconds(graph))
+    return model_reading_due(graph, episode)
 
 
 def _is_waiting(episode: Episode) -> bool:

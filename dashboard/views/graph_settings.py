@@ -35,8 +35,10 @@ class ModelSettingsForm(forms.Form):
                   "rules extractor and the template write until the month turns.")
     model_wait_seconds = forms.IntegerField(
         min_value=0, max_value=MAX_WAIT_SECONDS, label="Wait for a model batch (seconds)",
-        help_text="How long new updates may wait for others to share their extraction call. "
-                  "Shorter: read sooner, more calls per update.")
+        help_text="New updates are read by the rules and shown at once; the model reads them "
+                  "later, with others to share its call, at the latest this long after they "
+                  "arrived, and its reading replaces the rules'. Shorter: the model's reading "
+                  "sooner, more calls per update.")
     stalled_after_weeks = forms.IntegerField(
         required=False, min_value=0, max_value=520, label="Stalled after (weeks)",
         help_text="An item in one state (blocked, one status, reported, on the agenda) this "

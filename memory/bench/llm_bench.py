@@ -17,10 +17,11 @@ Three ways the same updates arrive:
   updates of the same hour arrive one by one).
 
 In all three the product schedules the model's work as it does in production, on a simulated
-clock: updates are read when ``memory.processing.model_queue`` says they are due (full batches at
-once, the rest once the oldest has waited the graph's ``model_wait_seconds``), and the pipeline
-runs when ``memory.pipeline.settle_delay`` says the graph has settled — the scheduler's
-decisions, on the bench's clock instead of the wall clock.
+clock: updates are read by the rules at once and by the model when
+``memory.processing.model_queue`` says they are due (full batches at once, the rest once the
+oldest has waited the graph's ``model_wait_seconds``), and the pipeline runs when
+``memory.pipeline.settle_delay`` says the graph has settled — whichever is due first, the
+scheduler's decisions on the bench's clock instead of the wall clock.
 
 Graphiti's figure for comparison (issue #16): about 4 LLM calls and 4 embedding calls, and about
 4,800 prompt tokens, per short episode.
@@ -53,8 +54,7 @@ from memory.models import Graph, LLMCall, Observation, PipelineRun
 from memory.names import normalize_name
 from memory.ontology import default_ontology
 from memory.pipeline import run_pipeline, settle_delay
-from memory.processing import process_episodes
-from memory.processing.model_queue import due_ids, extraction_delay
+from memory.processing.model_queue import extract_due, extraction_delay
 
 PATTERNS = ("one batch", "daily batches", "one at a time")
 GRAPHITI = {"llm_calls": 4.0, "embedding_calls": 4.0, "prompt_tokens": 4800.0}
@@ -316,22 +316,22 @@ def simulate(graph: Graph, groups: list[tuple[datetime, list[dict[str, Any]]]]) 
         """Everything the scheduler would do between the clock and ``until`` (None: the end)."""
         nonlocal clock, runs
         while True:
-            delay = extraction_delay(graph, now=clock)
-            if delay is not None:
-                due = clock + timedelta(seconds=delay)
-                if until is not None and due > until:
-                    return
-                clock = due
-                process_episodes(due_ids(graph, now=clock))
-                continue
+            # The model's work and the pipeline, whichever is due first (the model's on a tie:
+            # the pipeline then runs on its reading).
+            work = extraction_delay(graph, now=clock)
             settle = settle_delay(graph, now=clock)
-            if settle is None:
+            due = [(clock + timedelta(seconds=delay), kind)
+                   for delay, kind in ((work, 0), (settle, 1)) if delay is not None]
+            if not due:
                 return
-            due = clock + timedelta(seconds=settle)
-            if until is not None and due > until:
+            at, kind = min(due)
+            if until is not None and at > until:
                 return
-            clock = due
-            runs += pipeline(graph)
+            clock = at
+            if kind == 0:
+                extract_due(graph, now=clock)
+            else:
+                runs += pipeline(graph)
 
     for at, records in groups:
         advance(at)

@@ -13,7 +13,10 @@ How a text is read
    joined; code blocks, tables, quotations of earlier messages, HTML comments and whatever
    follows a sign-off are never read. "Ticket from X:", "From: X" (and, for an anonymous
    episode, a signature) name the customer who wrote it. The first line "Title #N" names the
-   episode's own item; an issue title that says what is wrong is its author's report.
+   episode's own item, else the address it was imported with (``thread``: a comment's issue, a
+   pull request; ``memory.language.threads``); an issue title that says what is wrong is its
+   author's report, a pull request's never. Which item tracks it and which it duplicates are
+   read by ``memory.extraction.trackers``.
 1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
    nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
    blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge
@@ -218,8 +221,10 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
+from memory.extraction.trackers import hedged, name_own_item, read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
+from memory.language.threads import Thread, same_item
 from memory.language.words import is_common_word, language_of, tag
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
@@ -718,7 +723,9 @@ def _list_parts(raw: str) -> list[str]:
 
 def _starts_list_item(part: str) -> bool:
     words = part.split(" ")
-    return words[0].lower() in _DETERMINERS or _is_name(words)
+    # "#123 and #124": a tracker reference is a name too
+    return words[0].lower() in _DETERMINERS or _is_name(words) or bool(
+        PLACEHOLDER_REF.fullmatch(words[0]))
 
 
 def _is_name(words: list[str]) -> bool:
@@ -918,6 +925,7 @@ class _Reader:
         self.ordinal = 0
         self.masked = mask("")
         self.own: Reference | None = None
+        self.thread: Thread | None = None
         self.own_is_section = False
         self.passage_speaker: ExtractedEntity | None = None
         """Who speaks in the passage being read ("**Vitalik**: …" in a transcript): the "I" of
@@ -957,8 +965,19 @@ class _Reader:
 
     # ---------------------------------------------------------------------- reading the text
 
-    def read(self, document: Document) -> None:
-        self.own = title_line(document.first_line)
+    def read(self, document: Document, thread: Thread | None = None) -> None:
+        """``thread``: the tracker item the episode belongs to, as its address names it
+        (``memory.language.threads``): its own item when no title line names one."""
+        titled = title_line(document.first_line)
+        if titled is not None and thread is not None and not same_item(titled.key,
+                                                                        thread.item.key):
+            titled = None  # "Closing this in favor of #12197" in #12196: a line, not a title
+        self.own = titled or (thread.item if thread is not None else None)
+        self.thread = thread
+        if self.own is not None and not document.first_line.lstrip().startswith("##"):
+            # "This is blocked on #12" in a tracker thread: the item's status, not a claim that
+            # its author owns it (who opened an item is metadata, GUIDE §1)
+            self.reference_names.add(self.own.name)
         # "### "Title" rust#88621" opening minutes: a section about an agenda item, whose
         # action items ("Mark to comment on issue") are about it — a tracker's title is "# …".
         self.own_is_section = document.first_line.lstrip().startswith("##")
@@ -967,18 +986,18 @@ class _Reader:
         self.speakers = {m["name"] for p in document.passages
                          if (m := _SPEAKER_PREFIX.match(p.text)) is not None}
         first = document.passages[0].text.strip() if document.passages else None
-        if self.own is not None:
+        if titled is not None:
             self._read_title(title)
         if document.first_line.lstrip().startswith("#"):
             self._read_heading_by((document.first_line,))  # a heading over a table, say
         for index, passage in enumerate(document.passages):
-            if index == 0 and self.own is not None and first == title:
+            if index == 0 and titled is not None and first == title:
                 continue  # a title names its item; it is no sentence about it
-            self.context = self._context_of(passage, title)
+            self.context = self._context_of(passage, title if titled is not None else None)
             self._read_heading_by(passage.headings)
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
             self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
-                passage.headings, title if self.own is not None else None)
+                passage.headings, title if titled is not None else None)
             owner = standup_owner(passage.headings)
             self.standup_owner = ExtractedEntity(owner, "Person") if owner else None
             if self.context is not None:
@@ -993,12 +1012,12 @@ class _Reader:
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
 
-    def _context_of(self, passage: Passage, title: str) -> ExtractedEntity | None:
+    def _context_of(self, passage: Passage, title: str | None) -> ExtractedEntity | None:
         """The item a passage is about when it names none: the nearest item above it that a
         reference names (a parent list item, then a heading), else the episode's own item."""
         self.context_is_own = False
         for line in (*reversed(passage.parents), *reversed(passage.headings)):
-            if self.own is not None and line.strip().lstrip("# ").strip() == title:
+            if title is not None and line.strip().lstrip("# ").strip() == title:
                 continue
             reference = title_line(line) or next(
                 (r for r in mask(line).references.values() if r.type == "WorkItem"), None)
@@ -1030,8 +1049,9 @@ class _Reader:
         if not _REPORT_TITLE.search(words) and not (
                 self.author.type == "Customer" and problem_name(words) is not None):
             return
-        if _COMMIT_PREFIX.match(words) or _imperative(words):
-            return  # "Fix …", "feat: …", "Rework …": a change, not a report
+        if _COMMIT_PREFIX.match(words) or _imperative(words) or (
+                self.thread is not None and self.thread.change):
+            return  # "Fix …", "feat: …", "Rework …", a pull request's: a change, not a report
         issue = ExtractedEntity(f"{words} ({own.key})", "Issue")
         self.reference_names.add(issue.name)
         clause = _Clause(text=words, kind="main", sentence=title, ordinal=self.ordinal)
@@ -1078,6 +1098,8 @@ class _Reader:
         if len(sentence) > MAX_SENTENCE_LENGTH or _is_question(sentence):
             return  # a question asserts nothing; a "sentence" that long is no status line
         self.masked = mask(sentence)
+        if self.own is not None:
+            self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
         self.resolved_for_author = False
         if self.author is not None and self.author.type == "Customer":
             self._customer_better(self.masked.text, sentence)
@@ -1085,6 +1107,7 @@ class _Reader:
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
         if self.own is not None:
             self._read_closing_keywords(sentence)
+            self._read_item_links(sentence)
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
@@ -1183,14 +1206,30 @@ class _Reader:
         assert self.own is not None
         own = ExtractedEntity(self.own.name, "WorkItem")
         for keyword in _CLOSING_KEYWORD.finditer(self.masked.text):
+            if hedged(self.masked.text[:keyword.start()]):
+                continue  # "I think this closes #4645": a guess (GUIDE §1)
             for word in PLACEHOLDER_REF.findall(keyword["refs"]):
                 reference = self.masked.references.get(word)
                 if reference is None or reference.type != "WorkItem" or (
-                        reference.key == self.own.key) or reference.comment:
+                        same_item(reference.key, self.own.key)) or reference.comment:
                     continue  # "Fixes <a link to a comment>": not the item itself
                 clause = _Clause(text="", kind="main", sentence=sentence, ordinal=self.ordinal)
                 self.reference_names.add(reference.name)
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
+
+    def _read_item_links(self, sentence: str) -> None:
+        """Which item tracks the episode's own and which it duplicates ("as part of #14039",
+        "Duplicate of #1780": ``memory.extraction.trackers``)."""
+        assert self.own is not None
+        clause = self._bare_clause(sentence)
+        for link in read_item_links(self.masked, self.own):
+            if link.relation == HAS_STATUS:
+                self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
+                            reported=False)
+                continue
+            self.reference_names.update({link.source, link.target})
+            self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
+                      ExtractedEntity(link.target, "WorkItem"), clause)
 
     def _read_tracker_lines(self, text: str, sentence: str) -> bool:
         """A tracker's own ways of saying things: slash commands ("/assign @a @b", "/sig node",
@@ -1237,7 +1276,7 @@ class _Reader:
         if prep is not None and self.own is not None:
             reference = self.masked.references.get(prep["ref"])
             if reference is not None and reference.type == "WorkItem" and (
-                    reference.key != self.own.key):
+                    not same_item(reference.key, self.own.key)):
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
                           ExtractedEntity(self.own.name, "WorkItem"), clause)
         if context is not None and self.author is not None and _TAKING_IT.match(text):
@@ -1314,7 +1353,7 @@ class _Reader:
             return False
         reference = self.masked.references.get(after["ref"])
         if reference is None or reference.type != "WorkItem" or (
-                self.own is not None and reference.key == self.own.key):
+                self.own is not None and same_item(reference.key, self.own.key)):
             return False
         context, is_own = self.context, self.context_is_own
         self.context, self.context_is_own = ExtractedEntity(reference.name, "WorkItem"), False
@@ -1345,7 +1384,10 @@ class _Reader:
                     not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
-            if action is None and (done_by := _DONE_BY.match(words)) is not None:
+            if action is None and (done_by := _DONE_BY.match(words)) is not None and not (
+                    done_by["by"] and self.context_is_own and not self.own_is_section
+                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
+                # (in a thread, "@gopherbot opened two backport issues" opened other items)
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]
             # "Robin and Kilye to look into it": beside a name no lexicon knows, a proper noun
@@ -1356,8 +1398,12 @@ class _Reader:
             asked_to_act = action is not None and verb == "to" and bool(
                 _ACTION_VERB.match(words, action.end()))
             clear = beside_a_name or asked_to_act
+            # In a tracker thread (no agenda) "Branch will open for 1.29 soon" names no one: a
+            # sentence's first word there is a name only when it is no common word.
+            in_thread = self.context_is_own and not self.own_is_section
             if names and not _NOT_AGENTS.match(who) and all(
-                    name in self.speakers or _names_a_person(name, bare=verb == "to" and not clear)
+                    name in self.speakers or _names_a_person(
+                        name, bare=(verb == "to" and not clear) or in_thread)
                     or self._known_type(name) == "Person" for name in names) and not any(
                     name.lower() in _NEVER_NAMES for name in names):
                 for name in names:
@@ -1624,6 +1670,8 @@ class _Reader:
                 return None
             entity = ExtractedEntity(reference.name, reference.type)
             return self._mention(entity) if mention else entity
+        if _DEMONSTRATIVE.match(_clean(raw)):
+            return None  # "This PR picks up #636": an item said again, nobody's name
         prefixed = _CUSTOMER_PREFIX.match(_clean(raw))
         if prefixed is not None:
             phrase = _noun_phrase(prefixed.group("name"))
@@ -1766,6 +1814,8 @@ class _Reader:
     def fact(
         self, source: _Subject, relation: str, target: ExtractedEntity, clause: _Clause
     ) -> None:
+        if relation == USES and self.thread is not None and self.thread.change:
+            return  # "We use a similar strategy to …" in a pull request: how the code works
         self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
 
     def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,
@@ -2740,6 +2790,8 @@ _DONE_BY = re.compile(
     rf"|written) by (?P<who>{_ANY_NAME})(?P<verb>)(?: |$)"
     rf"|(?P<by>{_ANY_NAME}) (?:opened|proposed|filed|authored|drafted|nominated|championed)\b)"
 )
+_ABOUT_IT = re.compile(r"|(?:this|it|the (?:issue|pr|pull request|bug|item))\b.*", _I)
+_DEMONSTRATIVE = re.compile(r"^(?:this|that|these|those)\b", _I)
 _NAMES_SPLIT = re.compile(r"\s*(?:,|\band\b|\+|&)\s*")
 _NOT_AGENTS = re.compile(
     r"^(?:I|We|You|They|He|She|It|This|That|These|Those|There|Someone|Everyone|Anyone|Nobody"
@@ -2767,7 +2819,7 @@ _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
 _FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
 _WORKING_ON_REF = re.compile(
     r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
-    r"|into)|implementing|fixing|debugging|reviewing) (?P<ref>zzref\d+zz)", _I)
+    r"|into)|implementing|fixing|debugging) (?P<ref>zzref\d+zz)", _I)  # (reviewing: no work on it)
 _PREP_FOR = re.compile(
     r"\b(?:prep(?:aration)? for|in preparation for|(?:is )?needed for|required for"
     r"|prepares? [\w\s-]{0,40}? for) (?:the )?(?:issue |pr )?(?P<ref>zzref\d+zz)", _I)
@@ -2912,7 +2964,8 @@ _HEDGE = re.compile(
 )
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:we|I|you|they|it) (?:would|could|might|should|may) |let us |let's |please |"
-    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b)",
+    r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b"
+    r"|(?:if|unless) )",  # "If X is set, the test fails": a consequence of a condition
     _I,
 )
 # "zzref0zz : now depends on …" — a reference as the label of its own line.
@@ -3264,8 +3317,12 @@ def extract_with_rules(
     ontology: Ontology | None = None,
     known_entities: Mapping[str, str] | None = None,
     author_type: str | None = None,
+    thread: Thread | None = None,
 ) -> Extraction:
-    """Entities, facts and closures of one episode's text (see the module docstring)."""
+    """Entities, facts and closures of one episode's text (see the module docstring).
+    ``thread``: the tracker item the episode belongs to, from its address
+    (``memory.language.threads.thread_of_address``): its own item when no title line names
+    one, and whether it is a pull request."""
     known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
@@ -3285,7 +3342,7 @@ def extract_with_rules(
         author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
-    reader.read(document)
+    reader.read(document, thread)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -28,7 +29,13 @@ from memory.graph_settings import ontology_for
 from memory.merges import suggest_declared_duplicates
 from memory.models import Episode, Graph
 from memory.names import normalize_name
-from memory.processing.reading import NamesRead, extract_episode, extract_episodes, rereadable
+from memory.processing.reading import (
+    NamesRead,
+    extract_episode,
+    extract_episodes,
+    reads_words,
+    rereadable,
+)
 from memory.processing.recording import (
     EpisodeOutcome,
     FactBatch,
@@ -48,23 +55,28 @@ from memory.support import brand_of, by_problem
 logger = logging.getLogger(__name__)
 
 
-def apply_episode(episode: Episode) -> EpisodeOutcome:
+def apply_episode(episode: Episode, *, model: bool = True) -> EpisodeOutcome:
     """Extract and record one episode's facts; the caller has claimed it (status processing)."""
-    return apply_episodes(episode.graph, [episode])[0]
+    return apply_episodes(episode.graph, [episode], model=model)[0]
 
 
-def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome]:
+def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
+                   ) -> list[EpisodeOutcome]:
     """Extract and record the facts of claimed episodes of ``graph``, in the order given, in one
     transaction holding the graph's lock. The result is the same as applying them one at a time:
     each episode's extraction knows the entities the earlier ones created, and its time rules see
-    the facts they wrote (kept in memory and written together at the end)."""
+    the facts they wrote (kept in memory and written together at the end).
+
+    ``model=False`` with a model configured: the rules read them now, and the episodes whose
+    words the model would read await its reading (``memory.processing.revision``)."""
     ontology = ontology_for(graph)
     index = name_index(graph)
     # Extract before taking the graph's lock: a model call may take seconds, and its audit rows
     # must survive even if the transaction below rolls back. A model reads the batch in a few
     # calls rather than one per episode.
     reads = [NamesRead(index.types) for _ in episodes]
-    drafts = list(zip(extract_episodes(episodes, ontology, reads), reads, strict=True))
+    drafts = list(zip(extract_episodes(episodes, ontology, reads, model=model), reads,
+                      strict=True))
     try:
         with transaction.atomic():
             locked = Graph.objects.select_for_update().get(pk=graph.pk)
@@ -89,12 +101,16 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
             )
             outcomes = []
             for episode, (extraction, reads) in zip(episodes, drafts, strict=True):
-                if rereadable(extraction) and reads.changed_in(names.index.types):
+                if (rereadable(extraction, model=model)
+                        and reads.changed_in(names.index.types)):
                     # Names its extraction asked about are known (or typed) differently now:
                     # earlier episodes of the batch, or another process, added them. Read it as
                     # it would be read alone, knowing them.
-                    extraction = extract_episode(episode, ontology, names.index.types)
+                    extraction = extract_episode(episode, ontology, names.index.types,
+                                                 model=model)
                 outcomes.append(_apply(batch, names, episode, extraction))
+                episode.awaits_model = (not model and settings.LLM_EXTRACTION
+                                        and reads_words(episode))
             batch.write()
             # A tracker's "duplicate of" is also a merge suggestion for a person to decide.
             suggest_declared_duplicates(locked.pk, [
@@ -102,7 +118,7 @@ def apply_episodes(graph: Graph, episodes: list[Episode]) -> list[EpisodeOutcome
                 if fact.relation == "DUPLICATE_OF" and fact.invalid_at is None
             ])
             update_rows(episodes, ["status", "extractor", "extraction_note", "error",
-                                   "processed_at", "author_entity"])
+                                   "processed_at", "author_entity", "awaits_model"])
             Graph.objects.filter(pk=graph.pk).update(data_version=F("data_version") + 1)
     except BaseException:
         # The index may hold entities the rollback removed.

@@ -80,12 +80,12 @@ def process_episode(episode_id: int) -> str:
     return outcome.get(episode_id, "skipped")
 
 
-def _process_claimed(episode: Episode) -> str:
+def _process_claimed(episode: Episode, *, model: bool = True) -> str:
     if episode.attempts > MAX_ATTEMPTS:
         mark_failed(episode, f"gave up after {MAX_ATTEMPTS} attempts (the worker was lost)")
         return "failed"
     try:
-        apply_episode(episode)
+        apply_episode(episode, model=model)
     except OperationalError:
         # The database was unreachable or busy: give the episode back and let the task retry.
         Episode.objects.filter(pk=episode.pk).update(status=Episode.Status.PENDING)
@@ -112,6 +112,7 @@ def process_episodes(
     batch_size: int = BATCH_SIZE,
     seconds: float | None = None,
     continue_later: Callable[[int], object] | None = None,
+    model: bool = True,
 ) -> Counter[str]:
     """Process episodes (the ingest command, an upload, the bulk API, the sweep): for each of
     their graphs, the graph's unfinished episodes in ingestion order, a batch per transaction,
@@ -125,14 +126,15 @@ def process_episodes(
 
     With a model extracting, a batch is one model call's worth of episodes
     (``LLM_EXTRACTION_BATCH_SIZE``): its extraction happens before the graph's lock is taken,
-    and a model call may take seconds."""
-    if settings.LLM_EXTRACTION:
+    and a model call may take seconds. ``model=False``: the rules read them now and the model
+    later (``memory.processing.revision``)."""
+    if settings.LLM_EXTRACTION and model:
         from memory.extraction.llm import batch_size as model_batch_size
 
         batch_size = min(batch_size, model_batch_size())
     counts: Counter[str] = Counter()
     outcomes = _process(episode_ids, batch_size=batch_size, counts=counts, seconds=seconds,
-                        continue_later=continue_later)
+                        continue_later=continue_later, model=model)
     counts["skipped"] += sum(1 for pk in set(episode_ids) if pk not in outcomes)
     return +counts
 
@@ -144,6 +146,7 @@ def _process(
     counts: Counter[str],
     seconds: float | None = None,
     continue_later: Callable[[int], object] | None = None,
+    model: bool = True,
 ) -> dict[int, str]:
     """Drain the queues of the given episodes' graphs; what happened to each episode applied."""
     outcomes: dict[int, str] = {}
@@ -157,11 +160,11 @@ def _process(
             ready = []
             for episode in episodes:
                 if episode.attempts > MAX_ATTEMPTS:
-                    outcomes[episode.pk] = _process_claimed(episode)
+                    outcomes[episode.pk] = _process_claimed(episode, model=model)
                 else:
                     ready.append(episode)
             if ready:
-                outcomes.update(_process_batch(ready))
+                outcomes.update(_process_batch(ready, model=model))
             if not more and not _waiting(graph_id):
                 break  # (asked again after applying: episodes stored meanwhile are taken too)
             if not episodes:
@@ -181,9 +184,9 @@ def _waiting(graph_id: int) -> int | None:
         "pk", flat=True).first()
 
 
-def _process_batch(episodes: list[Episode]) -> dict[int, str]:
+def _process_batch(episodes: list[Episode], *, model: bool = True) -> dict[int, str]:
     try:
-        apply_episodes(episodes[0].graph, episodes)
+        apply_episodes(episodes[0].graph, episodes, model=model)
     except OperationalError:
         # The database was unreachable or busy: give them back and let the task retry.
         Episode.objects.filter(pk__in=[e.pk for e in episodes]).update(
@@ -199,7 +202,7 @@ def _process_batch(episodes: list[Episode]) -> dict[int, str]:
         # fails is marked failed.
         logger.warning("a batch of %d episodes failed; applying them one at a time",
                        len(episodes), exc_info=True)
-        return {episode.pk: _process_claimed(episode) for episode in episodes}
+        return {episode.pk: _process_claimed(episode, model=model) for episode in episodes}
     return dict.fromkeys((e.pk for e in episodes), "processed")
 
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from memory.extraction import Extraction
 from memory.extraction.rules import RULES_EXTRACTOR, extract_with_rules
 from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
+from memory.language.threads import thread_of_address
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
@@ -169,6 +170,9 @@ def read_text(
         ontology=ontology,
         known_entities=known,
         author_type=author_type,
+        # the thread it belongs to, as its address names it: "/close", "Fixes #12" are about it
+        # (a customer's message is their report in that thread: ``with_thread``)
+        thread=None if customer else thread_of_address(episode.url),
     )
     extraction.model_failure = model_failure
     for entity in supplied.get("entities", []):
@@ -179,10 +183,10 @@ def read_text(
     return with_thread(scope_to_brand(extraction, brand), episode.author, thread, text)
 
 
-def rereadable(extraction: Extraction) -> bool:
+def rereadable(extraction: Extraction, *, model: bool = True) -> bool:
     """Whether extracting again inside the graph's lock is cheap and calls no model: never with
-    a model configured (even when the rules stood in for it this time)."""
-    return (not settings.LLM_EXTRACTION
+    a model configured and asked (even when the rules stood in for it this time)."""
+    return (not (model and settings.LLM_EXTRACTION)
             and extraction.extractor in {RULES_EXTRACTOR, STRUCTURED_EXTRACTOR,
                                          f"{STRUCTURED_EXTRACTOR}+{RULES_EXTRACTOR}"})
 

@@ -215,6 +215,32 @@ def test_a_support_brands_scope_is_not_compared(tmp_path: Path) -> None:
     assert result.scores[0].matched_strict == [(0, 0)]
 
 
+def test_an_episode_is_read_with_its_address_as_ingestion_stores_it(tmp_path: Path) -> None:
+    # k8s-63752-dims-2018-05-13: "/close" closes the thread its address names
+    record = _record("k1", "/close", "tracker", "dev",
+                     [_gold("#63752", "HAS_STATUS", "closed", "/close")],
+                     url="https://github.com/kubernetes/kubernetes/issues/63752")
+    (tmp_path / "k8s.jsonl").write_text(json.dumps(record) + "\n")
+
+    result = run_extraction_bench(load_corpus(tmp_path))
+
+    assert result.scores[0].matched == [(0, 0)]
+
+
+def test_that_a_customer_wrote_in_their_thread_is_metadata_the_labels_leave_out(
+        tmp_path: Path) -> None:
+    sentence = "I can't log in to the app."
+    record = _record("w1", sentence, "support", "dev",
+                     [_gold("Alice", "REPORTED", "login failures", sentence)],
+                     source="support:Warp", url="https://github.com/warpdotdev/warp/issues/5")
+    (tmp_path / "warp.jsonl").write_text(json.dumps(record) + "\n")
+
+    result = run_extraction_bench(load_corpus(tmp_path))
+
+    assert [f.target for f in result.scores[0].predicted if f.relation == "REPORTED"] == [
+        "Login Failures"]
+
+
 @pytest.mark.django_db  # the report names the database server
 def test_the_command_lists_the_missed_gold_facts_with_their_sentences_when_asked(
         tiny_corpus: Path, tmp_path: Path) -> None:

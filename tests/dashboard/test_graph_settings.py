@@ -55,7 +55,7 @@ def test_members_read_the_spend_per_day_and_per_run_with_model_and_prompt_versio
     assert "fake-model-1 · summary-2" in html
     assert "fake-model-1 · entity-summary-2" in html
     assert "700 in / 200 out" in html and "300 in / 80 out" in html
-    assert "<code>model_wait_seconds</code></dt><dd>3600" in html
+    assert "<code>model_wait_seconds</code></dt><dd>108000" in html
     assert "Only owners change these." in html
 
 
@@ -176,20 +176,26 @@ def test_a_card_says_the_template_stood_in_and_will_retry(
     assert Observation.objects.filter(summary_pending=True).count() == 1
 
 
-def test_an_update_waiting_for_the_model_says_by_when_it_will_be_read(
+def test_a_rules_reading_awaiting_the_model_says_by_when_the_models_replaces_it(
     client: Client, member, graph, settings: Any,
 ) -> None:
     from datetime import UTC, datetime
 
-    from memory.models import Episode
     from tests.factories import EpisodeFactory
 
     settings.LLM_EXTRACTION = True
     Graph.objects.filter(pk=graph.pk).update(settings={"model_wait_seconds": 3600})
-    episode = EpisodeFactory(graph=graph, status=Episode.Status.PENDING,
+    episode = EpisodeFactory(graph=graph, extractor="rules@1", awaits_model=True,
                              ingested_at=datetime(2026, 11, 23, 9, 0, tzinfo=UTC))
 
     html = signed_in(client, member).get(
         reverse("episode", args=[graph.slug, episode.uuid])).content.decode()
 
-    assert "this one by 23 Nov, 10:00 at the latest" in html
+    assert "Rules reading; model reading due by 23 Nov, 10:00" in html
+
+    episode.awaits_model = False  # the model's reading stands
+    episode.save()
+    html = signed_in(client, member).get(
+        reverse("episode", args=[graph.slug, episode.uuid])).content.decode()
+
+    assert "model reading due" not in html

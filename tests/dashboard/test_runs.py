@@ -269,3 +269,14 @@ def test_the_summary_reloads_with_what_the_run_wrote(
         response = client.get(url, **htmx("run-summary"))
 
     assert "Written by this run" in response.content.decode()
+
+
+def test_a_run_says_which_summaries_wait_for_the_models_reading_of_their_updates(
+    client: Client, owner, graph: Graph,
+) -> None:
+    run = PipelineRunFactory(graph=graph, counts={"llm": {"deferred": 2, "pending": 0}})
+
+    html = signed_in(client, owner).get(run_url(run)).content.decode()
+
+    assert "2 by the template until the model has read their updates" in html
+    assert "because the model failed" not in html

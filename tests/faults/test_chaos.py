@@ -1,15 +1,16 @@
-"""The fault suite: the production stack as local processes (its own Redis on FAULT_REDIS_PORT,
-gunicorn, a Celery worker and beat, short stale timeouts) takes the same episodes twice — once
-uninterrupted, once while its worker is killed mid-batch, Redis is stopped during ingestion and
-started again, and the web process is killed mid-request. Nobody repairs anything; the faulty
-run must end exactly where the clean one did (``memory.bench.chaos``, ``manage.py chaos``)."""
+"""The fault suite: the production stack as local processes (its own Redis on a free port
+or FAULT_REDIS_PORT, gunicorn, a Celery worker and beat, short stale timeouts) takes the same
+episodes twice — once uninterrupted, once while its worker is killed mid-batch, Redis is stopped
+during ingestion and started again, and the web process is killed mid-request. Nobody repairs
+anything; the faulty run must end exactly where the clean one did (``memory.bench.chaos``,
+``manage.py chaos``)."""
 
 from __future__ import annotations
 
 import pytest
 
 from memory.bench import chaos
-from tests.redis_server import PORT, RedisServer
+from tests.redis_server import PINNED_PORT, RedisServer
 from tests.worker import ARTIFACTS, require_worker_services
 from tests.worker import test_database_url as worker_database_url
 
@@ -22,7 +23,7 @@ def test_after_every_fault_each_episode_is_processed_once_and_the_facts_match_a_
     RedisServer()  # skips (fails in CI) without redis-server
     report = chaos.run(chaos.Options(
         episodes=400, batch=40, database_url=worker_database_url(), log_dir=ARTIFACTS / "chaos",
-        redis_port=PORT, stale_seconds=6, outage_seconds=6,
+        redis_port=PINNED_PORT, stale_seconds=6, outage_seconds=6,
     ), say=lambda line: None)
     (ARTIFACTS / "chaos-table.md").write_text(report.table() + "\n")
     clean, faulty = report.clean, report.faulty

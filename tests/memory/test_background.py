@@ -62,17 +62,17 @@ def test_adding_an_update_answers_before_the_model_has_read_it(
         "content": "The payments integration is blocked by the auth service refactor.",
         "author": "Bob", "reference_time": "2026-11-25T09:00", "source": "standup"})
 
-    # The page answered while the model still holds its answer.
+    # The page answered while the model still holds its answer; the rules' reading is there.
     assert response.status_code == 302
     assert fake_openai.wait_for_requests(1)
     episode = Episode.objects.get(graph=graph)
-    assert episode.status in (Episode.Status.PENDING, Episode.Status.PROCESSING)
+    assert episode.status == Episode.Status.PROCESSED and episode.extractor == "rules@1"
+    assert episode.awaits_model
     fake_openai.release()
     assert background.drain()
     episode.refresh_from_db()
-    assert episode.status == Episode.Status.PROCESSED
-    assert episode.extractor.startswith("llm:")
-    assert episode.facts.filter(relation="DEPENDS_ON").exists()
+    assert episode.extractor.startswith("llm:") and not episode.awaits_model
+    assert episode.facts.filter(relation="DEPENDS_ON").count() == 1
 
 
 def test_an_entity_page_answers_at_once_while_the_model_writes_its_summary(

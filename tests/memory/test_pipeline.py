@@ -588,3 +588,35 @@ def test_a_report_given_with_its_end_counts_as_that_customer_reporting_it_resolv
     (issue,) = active(graph)
     assert issue.name == "Sync Failures reported by 3 customers, 1 reports it resolved"
     assert Fact.objects.get(graph=graph, source__name="Globex").is_open
+
+
+@pytest.mark.django_db
+def test_a_cluster_whose_updates_await_the_models_reading_gets_the_template_until_then(
+    graph: Graph, fake_openai, settings
+) -> None:
+    from dashboard.templatetags.dashboard import writer
+    from memory.ingestion import ingest_records
+    from memory.processing.model_queue import read_with_rules_first
+
+    settings.LLM_EXTRACTION = True
+    settings.LLM_TIMEOUT_SECONDS = 10.0  # a busy machine must not make the answer late
+    report = ingest_records(graph, list(enumerate(SEED, start=1)), process=False)
+    read_with_rules_first(report.stored_ids)  # the rules' reading now, the model's later
+
+    run = run_pipeline(graph)
+
+    (stand_in,) = active(graph)
+    assert (stand_in.generator, stand_in.summary_pending) == ("template", True)
+    assert stand_in.summary_fallback.startswith(
+        "model summary once the model has read its updates, by ")
+    assert run.counts["llm"]["deferred"] == 1 and run.counts["llm"]["pending"] == 0
+    assert fake_openai.completions() == []  # its facts may still change: nothing paid yet
+    assert writer(stand_in).startswith("template (model summary once the model has read its")
+    assert not writer(stand_in).endswith("will retry")  # it waits for the reading, says when
+
+    Episode.objects.filter(graph=graph).update(awaits_model=False)  # the model has read them
+    run_pipeline(graph)
+
+    (written,) = active(graph)
+    assert written.generator == "fake-model-1" and not written.summary_pending
+    assert written.predecessors.get() == stand_in

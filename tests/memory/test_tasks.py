@@ -115,3 +115,31 @@ def test_the_processing_task_takes_its_graphs_queue(graph: Graph) -> None:
 
     assert tasks.process_episodes([first.pk]) == {"processed": 3}
     assert set(Episode.objects.values_list("status", flat=True)) == {"processed"}
+
+
+@pytest.mark.django_db
+def test_a_batch_filling_up_while_a_check_waits_hours_away_is_read_now(
+    graph: Graph, monkeypatch: Any, settings: Any,
+) -> None:
+    from django.core.cache import cache
+
+    from tests.factories import EpisodeFactory
+
+    cache.clear()
+    sent: list[tuple[str, tuple[object, ...]]] = []
+    monkeypatch.setattr(tasks, "_eager", lambda: False)  # as with a broker
+    monkeypatch.setattr(tasks, "_send", lambda task, *args: sent.append((task.name, args)) or True)
+    settings.LLM_EXTRACTION = True
+    settings.LLM_EXTRACTION_BATCH_SIZE = 2
+    Graph.objects.filter(pk=graph.pk).update(settings={"model_wait_seconds": 108_000})
+    EpisodeFactory(graph=graph, awaits_model=True, ingested_at=timezone.now())
+
+    tasks.schedule_extraction(graph.pk)  # the check that waits (30 hours)
+    tasks.schedule_extraction(graph.pk)  # nothing due now: that check will do
+    assert sent == [("memory.extract_when_due", (graph.pk,))]
+
+    EpisodeFactory(graph=graph, awaits_model=True, ingested_at=timezone.now())  # a full batch
+    tasks.schedule_extraction(graph.pk)
+    tasks.schedule_extraction(graph.pk)
+
+    assert sent[1:] == [("memory.extract_when_due", (graph.pk, True))]

@@ -188,14 +188,17 @@ def test_updates_sent_one_at_a_time_wait_on_the_worker_to_share_one_extraction_c
             for number, record in enumerate(SEED, start=1):
                 ingest_records(graph, [(number, record)])  # each alone, as people write
             wait_for(lambda: not Episode.objects.filter(graph=graph).exclude(
-                status="processed").exists(), timeout=60, what="the updates to be read")
+                status="processed").exists(), timeout=60, what="the rules to read the updates")
             wait_for(lambda: Observation.objects.filter(graph=graph).exists(), timeout=60,
                      what="the observation")
+            wait_for(lambda: not Episode.objects.filter(graph=graph, awaits_model=True)
+                     .exists(), timeout=60, what="the model to read the updates")
     finally:
         worker.stop()
 
     extraction = [r for r in fake_openai.completions() if "<ep " in r.prompt]
-    # The three waited (a Celery countdown) and shared one call.
+    # Read by the rules at once, the three waited for the model (a Celery countdown) and
+    # shared one call.
     assert len(extraction) == 1 and extraction[0].prompt.count("<ep ") == 3
     assert LLMCall.objects.filter(graph=graph, purpose="extraction").count() == 1
 
