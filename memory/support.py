@@ -50,8 +50,28 @@ def brand_of(source: str) -> str | None:
     if not text or "://" in text:
         return None
     if ":" in text:
-        return text.partition(":")[2].strip() or None
+        return product_of_repository(text.partition(":")[2].strip()) or None
     return None if text.lower() in CHANNELS else text
+
+
+# Words of a tracker's name that say which platform's build it serves, not which product.
+_PLATFORMS = frozenset({"for", "mac", "macos", "osx", "win", "windows", "linux", "ios",
+                        "android"})
+_REPOSITORY = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)$")
+
+
+def product_of_repository(name: str) -> str:
+    """A vendor's per-platform trackers are one product's queue: ``docker/for-mac`` and
+    ``docker/for-win`` are both ``docker`` (Docker Desktop on two systems, one product whose
+    problems recur on both), ``acme/app-windows`` is ``acme/app``; any other name is itself."""
+    match = _REPOSITORY.match(name)
+    if match is None:
+        return name
+    words = re.split(r"[-_.]", match["name"])
+    product = [w for w in words if w and w.lower() not in _PLATFORMS]
+    if len(product) == len([w for w in words if w]):
+        return name
+    return "/".join([match["owner"], *(["-".join(product)] if product else [])])
 
 
 def scoped(name: str, brand: str | None) -> str:
