@@ -50,6 +50,7 @@ from memory.resolution import (
     name_index,
     resolve_entities,
 )
+from memory.processing.support_state import SupportProblems
 from memory.support import brand_of, by_problem
 
 logger = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
                 for extraction, _ in drafts for entity in extraction.all_entities()
             })
             batch = FactBatch(locked, ontology)
+            problems = SupportProblems(locked)
 
             def known_id(name: str | None, _type: str | None) -> int | None:
                 entity = names.entities.get(normalize_name(name)) if name else None
@@ -108,7 +110,7 @@ def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
                     # it would be read alone, knowing them.
                     extraction = extract_episode(episode, ontology, names.index.types,
                                                  model=model)
-                outcomes.append(_apply(batch, names, episode, extraction))
+                outcomes.append(_apply(batch, names, episode, extraction, problems))
                 episode.awaits_model = (not model and settings.LLM_EXTRACTION
                                         and reads_words(episode))
             batch.write()
@@ -128,13 +130,17 @@ def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
 
 
 def _apply(
-    batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction
+    batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction,
+    problems: SupportProblems,
 ) -> EpisodeOutcome:
     if extraction.author is not None and extraction.author.type == "Customer":
         # One problem said in many ways is one issue of its brand (``memory.support``).
         given = [name for fact in (episode.supplied or {}).get("facts", [])
                  for name in (fact.get("source", ""), fact.get("target", ""))]
         extraction = by_problem(extraction, brand_of(episode.source), given=given)
+        # One problem a message, a thread's problem its own, and what no rule reads joined by
+        # its words to its brand's closest issue.
+        extraction = problems.settle(episode, extraction)
     mentions = [(e.name, e.type) for e in extraction.all_entities()]
     resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
     batch.fresh_entities.update(e.pk for e in resolution.created)

@@ -1,0 +1,102 @@
+"""What a graph already knows of its support problems, for settling a customer's message to its
+one problem (``memory.support_issues``): each brand's issues and the words of the messages that
+reported them, and each thread's problem. Read from the stored facts once per batch (a query per
+brand and per thread the batch touches), then kept up to date as the batch's episodes are
+applied, so a batch reads as its episodes one at a time would."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from memory.extraction import Extraction
+from memory.models import Episode, FactEvidence, Graph
+from memory.support import brand_of
+from memory.support_issues import (
+    brand_words,
+    closest_issue,
+    content_words,
+    joined_by_words,
+    keep_only,
+    main_problem,
+    reported_issues,
+    threads_reported,
+)
+
+
+class SupportProblems:
+    """Per batch: the brands' issues with their reports' words, and the threads' problems."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self._profiles: dict[str, dict[str, Counter[str]]] = {}
+        self._threads: dict[str, set[str]] = {}
+
+    def settle(self, episode: Episode, extraction: Extraction) -> Extraction:
+        """A customer's message (its extraction, issues already canonical) reporting one
+        problem: its main one; none of its own when its thread's problem is known (it joins
+        the thread); else, when its words state none, the brand's issue they share most."""
+        if extraction.author is None or extraction.author.type != "Customer" or (
+                (episode.supplied or {}).get("facts")):
+            return extraction  # an importer's mapped issue is the support lead's to name
+        brand = brand_of(episode.source)
+        issues = reported_issues(extraction)
+        threads = threads_reported(extraction)
+        known = set().union(*(self.thread_problems(t) for t in threads)) if threads else set()
+        kept: str | None = None
+        if known:
+            kept = next((i for i in issues if i in known), None)
+            extraction = keep_only(extraction, kept, issues)
+        elif issues:
+            kept = main_problem(issues, brand)
+            extraction = keep_only(extraction, kept, issues)
+        elif brand:
+            match = closest_issue(episode.content, self.profiles(brand), brand)
+            kept = match.issue if match is not None else None
+            import os, sys; (os.environ.get("SUP3_DEBUG") and print("MATCH", episode.external_id, match, file=sys.stderr))
+            if match is not None:
+                extraction = joined_by_words(extraction, match)
+        # What the graph will hold once the message is recorded, as a later batch reads it.
+        self._learn(brand, kept, episode.content, threads)
+        return extraction
+
+    def _learn(self, brand: str | None, issue: str | None, text: str,
+               threads: list[str]) -> None:
+        if issue is None:
+            return
+        for thread in threads:
+            self.thread_problems(thread).add(issue)
+        if brand:
+            self.profiles(brand)[issue].update(set(content_words(text, brand_words(brand))))
+
+    def profiles(self, brand: str) -> dict[str, Counter[str]]:
+        """The brand's issues, each with the words of the customers' messages that stated it
+        (each word counted once a message)."""
+        if brand not in self._profiles:
+            profiles: dict[str, Counter[str]] = defaultdict(Counter)
+            rows = FactEvidence.objects.filter(
+                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
+                fact__source__type="Customer", fact__target__name__endswith=f" ({brand})",
+            ).values_list("fact__target__name", "episode_id").distinct()
+            episodes = defaultdict(list)
+            for name, episode_id in rows:
+                episodes[episode_id].append(name)
+            texts = dict(Episode.objects.filter(pk__in=list(episodes)).values_list(
+                "pk", "content"))
+            for episode_id, names in episodes.items():
+                words = set(content_words(texts.get(episode_id, ""), brand_words(brand)))
+                for name in names:
+                    profiles[name].update(words)
+            self._profiles[brand] = profiles
+        return self._profiles[brand]
+
+    def thread_problems(self, thread: str) -> set[str]:
+        """The issues reported by the customers' messages that reported ``thread``."""
+        if thread not in self._threads:
+            episodes = FactEvidence.objects.filter(
+                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="WorkItem",
+                fact__target__name=thread).values_list("episode_id", flat=True)
+            self._threads[thread] = set(FactEvidence.objects.filter(
+                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
+                fact__source__type="Customer", episode_id__in=list(episodes),
+            ).values_list("fact__target__name", flat=True))
+        return self._threads[thread]

@@ -1,0 +1,219 @@
+"""A support message's one problem (issue #14): which recurring issue of its brand a customer's
+message reports. Pure functions of extractions and words, no ORM
+(``memory.processing.support_state`` keeps what a graph already knows).
+
+Three rules, in the order a support lead reads a queue:
+
+* **One main problem per message.** A customer's message reports one problem: the first its
+  words state in a known way (the title of a thread, or its first problem statement). Other
+  problems the rules read in it ("…and now the terminal won't open either", a cause, a
+  side-effect) are how the customer describes that problem, not reports of others, so they do
+  not join the message to other problems' reports.
+* **A thread has one problem.** Once a thread's problem is known (its title, or the first
+  message that stated one), a later message in it that names another problem is still that
+  thread's: it joins the thread (``memory.support.with_thread``) and its words add no problem.
+* **What no rule reads joins by its words.** A customer's message in which the rules find no
+  problem and whose thread has none joins the recurring issue **of its own brand** whose
+  reports share the most distinctive words with it (lemmas, each weighed by how few of the
+  brand's issues use it), when it shares at least ``MIN_SHARED`` of them: its report of that
+  issue cites the sentence that shares the most, and the words that joined it are said
+  (``Match.words``). Never across brands: the candidates are the brand's issues only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from memory.extraction import ExtractedFact, Extraction
+from memory.extraction.symptoms import problem_name
+from memory.language.words import lemma
+
+import os  # TEMP
+MIN_SHARED = int(os.environ.get("SUP3_SHARED", 2))
+"""Distinctive words a message must share with an issue's reports to join it."""
+MIN_SCORE = float(os.environ.get("SUP3_SCORE", 2.0))
+"""And their weight (a word used by every issue of the brand weighs nothing)."""
+MIN_REPORTS = int(os.environ.get("SUP3_REPORTS", 2))
+"""An issue's word is its own once that many of its reports used it (one customer's words are
+theirs, not the problem's)."""
+
+# Words that say nothing of which problem: function words, the words of any support thread
+# ("same issue here", "any update?", "thanks"), and versions and systems every problem shows on.
+_STOP = frozenset("""
+a about above after again against all almost also although always am an and any anyone anything
+are around as at away back be because been before being below between both but by can cannot
+could did do does doing done down during each either else even ever every few for from further
+get getting go going got had has have having he her here hers him his how however i if in into
+is it its itself just last least less let like ll lot made make many may me might more most
+much must my myself need never new next no nor not now of off often on once one only or other
+our out over own per please quite rather re really same see seem seems she should since so some
+something still such sure than thank thanks that the their them then there these they thing
+think this those though through thus to too try tried trying under until up upon us use used
+using ve very via want was way we well were what when where whether which while who whom why
+will with within without would yes yet you your yours also already issue issues problem
+problems bug bugs error errors help helps hi hello hey report reported reporting same here
+update updated latest version versions release fix fixed fixes work works worked working
+happen happens happened happening still anymore again any everyone somebody someone time
+times day days week weeks month months today yesterday now problem solution workaround
+windows mac macos linux ubuntu os pc laptop machine computer app application
+i'm i've i'd i'll you're you've you'd we're we've it's that's there's don't doesn't didn't can't
+won't isn't wasn't aren't let's also able unable maybe perhaps actually probably anyway
+""".split())
+# What is not prose: an address, a path, a mention, code. Its words are nobody's problem.
+_NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|`[^`\n]*`|[~/\\][\w./\\-]+|@[\w-]+|\S+\.\S+\.\S+")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+
+
+@dataclass(frozen=True)
+class Match:
+    """A message joined to a recurring issue by its words."""
+
+    issue: str
+    words: tuple[str, ...]
+    """The distinctive words (lemmas) it shares with the issue's reports, most weighty first."""
+    sentence: str
+    """The message's sentence that shares the most of them: the report's evidence."""
+    score: float
+
+
+def content_words(text: str, brand_words: Iterable[str] = ()) -> list[str]:
+    """The lemmas of a text that may tell one problem from another: no function words, no
+    words of every support thread, no number, no word of the brand's own name."""
+    skip = _STOP | {w.lower() for w in brand_words}
+    found: list[str] = []
+    for word in _WORD.findall(_NOT_PROSE.sub(" ", text)):
+        lemmatized = lemma(word.strip("'-"))
+        if len(lemmatized) < 3 or lemmatized in skip or word.lower() in skip:
+            continue
+        found.append(lemmatized)
+    return found
+
+
+def brand_words(brand: str | None) -> frozenset[str]:
+    """The words of a brand's name (``docker``; ``warpdotdev``, ``warp``)."""
+    return frozenset(re.findall(r"[a-z0-9]+", brand.lower())) if brand else frozenset()
+
+
+def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
+                  brand: str | None = None) -> Match | None:
+    """The issue among ``profiles`` (issue name → the words of its reports, counted by message)
+    that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
+    weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none)."""
+    mine = set(content_words(text, brand_words(brand)))
+    # An issue's words: those its reports share, and its name's (the area that fails).
+    profiles = {issue: Counter({w: n for w, n in words.items() if n >= MIN_REPORTS})
+                + Counter({w: MIN_REPORTS for w in name_words(issue, brand)})
+                for issue, words in profiles.items()}
+    profiles = {issue: words for issue, words in profiles.items() if words}
+    if not mine or not profiles:
+        return None
+    used_by = Counter(word for words in profiles.values() for word in set(words))
+    total = len(profiles)
+
+    def weight(word: str) -> float:
+        # how few of the brand's issues use the word: one of two issues → 1.1, of one → 1.4...
+        return math.log((total + 1) / used_by[word]) + (0.5 if used_by[word] == 1 else 0.0)
+
+    scored = []
+    for issue, words in profiles.items():
+        shared = sorted(mine & set(words), key=lambda w: (-weight(w), w))
+        named = name_words(issue, brand)
+        # the area the issue is named by counts twice: it is what the reports agree fails
+        score = sum(weight(w) * (2 if w in named else 1) for w in shared)
+        scored.append((score, issue, tuple(shared)))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    best_score, best, shared = scored[0]
+    if len(shared) < MIN_SHARED or best_score < MIN_SCORE or (
+            len(scored) > 1 and scored[1][0] >= best_score):
+        return None
+    return Match(best, shared, _best_sentence(text, set(shared), brand), best_score)
+
+
+_KINDS = frozenset({"failure", "usage", "high", "error", "latency", "outage", "crash"})
+
+
+def name_words(issue: str, brand: str | None) -> frozenset[str]:
+    """The words of an issue's name that say what fails (``MagicDNS Failures (Tailscale)`` →
+    ``magicdns``), not its kind or brand."""
+    return frozenset(w for w in content_words(_bare_name(issue, brand), brand_words(brand))
+                     if w not in _KINDS)
+
+
+def _bare_name(issue: str, brand: str | None) -> str:
+    return issue[:-len(f" ({brand})")] if brand and issue.endswith(f" ({brand})") else issue
+
+
+def _best_sentence(text: str, shared: set[str], brand: str | None) -> str:
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    return max(sentences, key=lambda s: len(set(content_words(s, brand_words(brand))) & shared))
+
+
+def reported_issues(extraction: Extraction) -> list[str]:
+    """The issues the message's author reports, in the order the message states them."""
+    author = extraction.author.name if extraction.author is not None else None
+    return list(dict.fromkeys(
+        f.target for f in extraction.facts
+        if f.relation == "REPORTED" and f.target_type == "Issue" and f.source == author))
+
+
+def threads_reported(extraction: Extraction) -> list[str]:
+    """The threads (tickets, tracker issues) the message's author reports through it."""
+    author = extraction.author.name if extraction.author is not None else None
+    return list(dict.fromkeys(
+        f.target for f in extraction.facts
+        if f.relation == "REPORTED" and f.target_type == "WorkItem" and f.source == author))
+
+
+def main_problem(issues: list[str], brand: str | None) -> str | None:
+    """The message's main problem among the issues it reports: the first named as a known
+    problem (``Start Failures (docker)``), else the first."""
+    for issue in issues:
+        if is_canonical(issue, brand):
+            return issue
+    return issues[0] if issues else None
+
+
+def is_canonical(issue: str, brand: str | None) -> bool:
+    """Whether an issue is named as a known problem (``Autofill Failures (Bitwarden)``), not
+    in a customer's own words."""
+    bare = _bare_name(issue, brand)
+    return problem_name(bare) == bare
+
+
+def keep_only(extraction: Extraction, kept: str | None, dropped: Iterable[str]) -> Extraction:
+    """The extraction without the issues ``dropped`` (their facts and closures), ``kept``
+    staying: a message's other problems are how it tells its one."""
+    gone = {d for d in dropped if d != kept}
+    if not gone:
+        return extraction
+
+    def keeps(source: str, source_type: str, target: str | None, target_type: str | None
+              ) -> bool:
+        return not ((source_type == "Issue" and source in gone)
+                    or (target_type == "Issue" and target in gone))
+
+    return replace(
+        extraction,
+        entities=[e for e in extraction.entities if not (e.type == "Issue" and e.name in gone)],
+        facts=[f for f in extraction.facts
+               if keeps(f.source, f.source_type, f.target, f.target_type)],
+        closures=[c for c in extraction.closures
+                  if keeps(c.source, c.source_type, c.target, c.target_type)],
+    )
+
+
+def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
+    """The extraction plus the author's report of the issue its words matched, citing the
+    sentence that shares the most words."""
+    assert extraction.author is not None
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
+                         match.issue, "Issue", match.sentence)
+    facts = extraction.facts
+    if os.environ.get("SUP3_DROP"):
+        facts = [f for f in facts if not (f.relation == "REPORTED" and f.target_type == "WorkItem")]
+    return replace(extraction, facts=[*facts, fact])
