@@ -31,19 +31,16 @@ from dataclasses import dataclass, replace
 from memory.extraction import ExtractedFact, Extraction
 from memory.extraction.symptoms import problem_name
 from memory.language.words import lemma
+from memory.names import normalize_name
 
-import os  # TEMP
-MIN_SHARED = int(os.environ.get("SUP3_SHARED", 2))
+MIN_SHARED = 2
 """Distinctive words a message must share with an issue's reports to join it."""
-MIN_SCORE = float(os.environ.get("SUP3_SCORE", 2.0))
+MIN_SCORE = 2.0
 """And their weight (a word used by every issue of the brand weighs nothing)."""
-MIN_REPORTS = int(os.environ.get("SUP3_REPORTS", 2))
-"""An issue's word is its own once that many of its reports used it (one customer's words are
-theirs, not the problem's)."""
 
 # Words that say nothing of which problem: function words, the words of any support thread
 # ("same issue here", "any update?", "thanks"), and versions and systems every problem shows on.
-_STOP = frozenset("""
+_STOP_WORDS = """
 a about above after again against all almost also although always am an and any anyone anything
 are around as at away back be because been before being below between both but by can cannot
 could did do does doing done down during each either else even ever every few for from further
@@ -62,7 +59,8 @@ times day days week weeks month months today yesterday now problem solution work
 windows mac macos linux ubuntu os pc laptop machine computer app application
 i'm i've i'd i'll you're you've you'd we're we've it's that's there's don't doesn't didn't can't
 won't isn't wasn't aren't let's also able unable maybe perhaps actually probably anyway
-""".split())
+"""
+_STOP = frozenset(_STOP_WORDS.split())
 # What is not prose: an address, a path, a mention, code. Its words are nobody's problem.
 _NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|`[^`\n]*`|[~/\\][\w./\\-]+|@[\w-]+|\S+\.\S+\.\S+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -105,11 +103,9 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
     that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
     weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none)."""
     mine = set(content_words(text, brand_words(brand)))
-    # An issue's words: those its reports share, and its name's (the area that fails).
-    profiles = {issue: Counter({w: n for w, n in words.items() if n >= MIN_REPORTS})
-                + Counter({w: MIN_REPORTS for w in name_words(issue, brand)})
+    # An issue's words: its reports', and its name's (the area that fails).
+    profiles = {issue: words + Counter(name_words(issue, brand))
                 for issue, words in profiles.items()}
-    profiles = {issue: words for issue, words in profiles.items() if words}
     if not mine or not profiles:
         return None
     used_by = Counter(word for words in profiles.values() for word in set(words))
@@ -155,18 +151,23 @@ def _best_sentence(text: str, shared: set[str], brand: str | None) -> str:
 
 def reported_issues(extraction: Extraction) -> list[str]:
     """The issues the message's author reports, in the order the message states them."""
-    author = extraction.author.name if extraction.author is not None else None
     return list(dict.fromkeys(
         f.target for f in extraction.facts
-        if f.relation == "REPORTED" and f.target_type == "Issue" and f.source == author))
+        if f.relation == "REPORTED" and f.target_type == "Issue" and _by_author(extraction, f)))
 
 
 def threads_reported(extraction: Extraction) -> list[str]:
     """The threads (tickets, tracker issues) the message's author reports through it."""
-    author = extraction.author.name if extraction.author is not None else None
     return list(dict.fromkeys(
         f.target for f in extraction.facts
-        if f.relation == "REPORTED" and f.target_type == "WorkItem" and f.source == author))
+        if f.relation == "REPORTED" and f.target_type == "WorkItem" and _by_author(extraction, f)))
+
+
+def _by_author(extraction: Extraction, fact: ExtractedFact) -> bool:
+    """Whether the author states the fact of themselves (the reader may spell their name
+    otherwise than the episode's author field: ``Chemarev``, ``chemarev``)."""
+    author = extraction.author
+    return author is not None and normalize_name(fact.source) == normalize_name(author.name)
 
 
 def main_problem(issues: list[str], brand: str | None) -> str | None:
@@ -208,12 +209,13 @@ def keep_only(extraction: Extraction, kept: str | None, dropped: Iterable[str]) 
 
 
 def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
-    """The extraction plus the author's report of the issue its words matched, citing the
-    sentence that shares the most words."""
+    """The extraction with the author's report of the issue its words matched, citing the
+    sentence that shares the most words, in place of their report of the thread."""
     assert extraction.author is not None
     fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
                          match.issue, "Issue", match.sentence)
-    facts = extraction.facts
-    if os.environ.get("SUP3_DROP"):
-        facts = [f for f in facts if not (f.relation == "REPORTED" and f.target_type == "WorkItem")]
+    # Its words, not its thread, place it: the thread's problem is unknown, and the message's
+    # match is a guess about the message alone (a wrong one must not join two problems).
+    facts = [f for f in extraction.facts
+             if not (f.relation == "REPORTED" and f.target_type == "WorkItem")]
     return replace(extraction, facts=[*facts, fact])

@@ -37,7 +37,11 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
         "outage", "down for", "be down", "go down", "unavailable", "unreachable",
     ),
     "Crashes": (
-        "crash", "keep crash",
+        "crash",  # "keeps crashing" too: a phrasing matches anywhere
+    ),
+    # An app that stops answering and stays so ("Editor froze", "keeps freezing"): not slow.
+    "Freezes": (
+        "freeze|froze|frozen|freezing",
     ),
     # A resource a product eats: the amount is the complaint ("a large amount of memory", "memory
     # usage will gradually increase", "keeps maxing my CPU cores", "spikes of 100% CPU"), named
@@ -168,9 +172,17 @@ _AREA_SYNONYMS = {
     "fill": "autofill", "magicdns": "MagicDNS", "2fa": "2FA", "mfa": "2FA", "twofactor": "2FA",
     "twostep": "2FA", "totp": "2FA", "2factor": "2FA", "multifactor": "2FA", "sync": "sync",
     "synchronization": "sync",
+    # An app that does not load is one that does not start ("Postman app does not load").
+    "load": "start",
+    "link": "link", "relink": "link",
+    # A product's stores and its trust: named the same whatever the surface.
+    "database": "database", "db": "database",
+    "certificate": "certificate", "cert": "certificate", "ssl": "certificate",
+    "tls": "certificate", "selfsigned": "certificate",
 }
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
-               "sync": "Sync"}
+               "sync": "Sync", "link": "Link", "database": "Database",
+               "certificate": "Certificate"}
 # Words that are no area of their own: pronouns, vague nouns, remedies, the product as a whole.
 _NO_AREA = frozenset({
     "it", "this", "that", "these", "those", "they", "nothing", "anything", "everything",
@@ -201,7 +213,7 @@ _FILLERS = frozenset({"still", "just", "also", "now", "suddenly", "completely", 
 _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "unable to auto-fill", "can't log in", "won't start", "fails to start", "not able to sync"
     (re.compile(r"\b(?:(?:cannot|can not|could not|unable to|not able to|will not|fail to"
-                r"|never)(?: let \w+)?"
+                r"|never|refuse to)(?: let \w+)?"
                 r"|not let \w+) (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
                 r"(?: (?P<object>[\w' -]+))?"),
      "action"),
@@ -230,8 +242,10 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
      "gerund"),
     # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
-    # "Two-step login problem", "sync issue on Ubuntu"
-    (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure)s?\b"), "known"),
+    # "Two-step login problem", "sync issue on Ubuntu", "Database startup error"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure|error)s?\b"), "known"),
+    # "stuck in white screen", "shows a blank screen": the app never came up
+    (re.compile(r"\b(?P<object>white|blank) (?:screen|window)\b"), "blank"),
 )
 _PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor)\b")
 _RESOURCE = re.compile(
@@ -324,6 +338,8 @@ _INTENSITY = frozenset({"endless", "infinite", "constant", "random", "frequent",
 _SURFACES = frozenset({"web", "site", "website", "desktop", "mobile", "app", "browser", "client",
                        "cli", "gui", "ui", "account", "user", "page", "screen", "email", "code",
                        "prompt"})
+# The product as a whole: "the app does not load" is the product's start failing.
+_PRODUCT = frozenset({"app", "application", "program", "software", "client"})
 _NOT_AREA_TAGS = frozenset({"RB", "RBR", "RBS", "JJ", "JJR", "JJS", "IN", "DT", "PRP", "PRP$",
                             "MD", "CC", "WDT", "WP", "WRB", "UH"})
 
@@ -458,8 +474,9 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
             return _area(_after_break(subject), product=product)
         head = subject[-1] if subject else ""
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
-                                                                 "login", "autofill"} and (
-                head not in _NO_AREA and tag(head).startswith("NN")):
+                                                                 "login", "autofill",
+                                                                 "link"} and (
+                head in _PRODUCT or (head not in _NO_AREA and tag(head).startswith("NN"))):
             return _AREA_SYNONYMS[verb]  # "Docker desktop not running"; not "I wasn't running"
         return None
     if how == "object":
@@ -479,6 +496,8 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
                 break
         area = _area(words, product=product)
         return area if area in _AREA_SYNONYMS.values() else None
+    if how == "blank":
+        return "start"
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:

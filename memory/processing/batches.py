@@ -44,13 +44,13 @@ from memory.processing.recording import (
     scopes_of,
     update_rows,
 )
+from memory.processing.support_state import SupportProblems
 from memory.resolution import (
     NameCache,
     forget_name_index,
     name_index,
     resolve_entities,
 )
-from memory.processing.support_state import SupportProblems
 from memory.support import brand_of, by_problem
 
 logger = logging.getLogger(__name__)

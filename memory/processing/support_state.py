@@ -52,7 +52,7 @@ class SupportProblems:
         elif brand:
             match = closest_issue(episode.content, self.profiles(brand), brand)
             kept = match.issue if match is not None else None
-            import os, sys; (os.environ.get("SUP3_DEBUG") and print("MATCH", episode.external_id, match, file=sys.stderr))
+            threads = []  # it reports the issue, not its thread (``joined_by_words``)
             if match is not None:
                 extraction = joined_by_words(extraction, match)
         # What the graph will hold once the message is recorded, as a later batch reads it.
