@@ -113,3 +113,29 @@ def test_one_problem_said_in_different_words_has_one_canonical_name(text: str,
 )
 def test_no_problem_is_named_without_saying_what_fails(text: str) -> None:
     assert problem_name(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("After installing update postman app does not load", "Start Failures"),
+        ("Stuck in white screen", "Start Failures"),
+        ("Signal Desktop refuses to link", "Link Failures"),
+        ("Signal Desktop app not linking", "Link Failures"),
+        ("Desktop fails to re-link with phone", "Link Failures"),
+        ("Editor froze after trying to Cmd + K", "Freezes"),
+        ("Cursor keeps freezing, requires reload every time", "Freezes"),
+        ("Database startup error version >= 7.24.1", "Database Failures"),
+        ("Self-signed certificates for localhost not working", "Certificate Failures"),
+        ("I get a sync error", "Sync Failures"),
+    ],
+)
+def test_an_app_that_does_not_load_a_device_that_will_not_link_and_a_store_that_errs_are_named(
+        text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize("text", ["I wasn't running it", "the app does not work",
+                                  "see the error page"])
+def test_words_that_name_no_area_state_no_problem(text: str) -> None:
+    assert problem_name(text) is None

@@ -1,0 +1,187 @@
+"""A support message's one problem: its main problem, its thread's, or its brand's issue its
+words share most."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from memory.extraction import ExtractedEntity, ExtractedFact, Extraction
+from memory.support_issues import (
+    closest_issue,
+    content_words,
+    joined_by_words,
+    keep_only,
+    main_problem,
+    reported_issues,
+    threads_reported,
+)
+
+
+def message(*facts: ExtractedFact, author: str = "kim") -> Extraction:
+    return Extraction(extractor="rules@1", entities=[], facts=list(facts), closures=[],
+                      author=ExtractedEntity(author, "Customer"))
+
+
+def reported(target: str, target_type: str = "Issue", source: str = "kim") -> ExtractedFact:
+    return ExtractedFact(source, "Customer", "REPORTED", target, target_type, "s")
+
+
+PROFILES = {
+    "High CPU Usage (acme)": Counter(["cpu", "hyperkit", "idle", "fan"]),
+    "Start Failures (acme)": Counter(["start", "stuck", "starting", "reset", "hyperkit"]),
+}
+
+
+def test_content_words_leave_out_function_words_addresses_and_the_brands_name() -> None:
+    words = content_words("Same here: Acme's hyperkit spins the fans, see "
+                          "https://github.com/acme/app/issues/3 @bob", ["acme"])
+    assert words == ["hyperkit", "spin", "fan"]
+
+
+def test_a_message_joins_the_brands_issue_its_words_share_most() -> None:
+    match = closest_issue("The fan never stops. Hyperkit eats the CPU even when idle.",
+                          PROFILES, "acme")
+    assert match is not None
+    assert match.issue == "High CPU Usage (acme)"
+    assert set(match.words) == {"cpu", "fan", "idle", "hyperkit"}
+    assert match.sentence == "Hyperkit eats the CPU even when idle."
+
+
+def test_a_message_sharing_one_word_or_only_words_every_issue_uses_joins_none() -> None:
+    assert closest_issue("Hyperkit again.", PROFILES, "acme") is None
+    assert closest_issue("Same here, any update?", PROFILES, "acme") is None
+
+
+def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
+    profiles = {"A (acme)": Counter(["fan", "noise"]), "B (acme)": Counter(["fan", "noise"])}
+    assert closest_issue("The fan noise is back", profiles, "acme") is None
+
+
+def test_the_issues_own_name_says_what_its_reports_agree_fails() -> None:
+    profiles = {"MagicDNS Failures (acme)": Counter(["exit", "node"]),
+                "Internet Failures (acme)": Counter(["exit", "node"])}
+    match = closest_issue("Turning off the exit node brings the internet back", profiles, "acme")
+    assert match is not None and match.issue == "Internet Failures (acme)"
+
+
+def test_the_main_problem_is_the_first_named_as_a_known_problem() -> None:
+    issues = ["Docker Version 2.5 Doesn't Work (acme)", "Start Failures (acme)",
+              "High CPU Usage (acme)"]
+    assert main_problem(issues, "acme") == "Start Failures (acme)"
+    assert main_problem(["it broke again (acme)"], "acme") == "it broke again (acme)"
+    assert main_problem([], "acme") is None
+
+
+def test_a_messages_other_problems_are_dropped_with_their_facts() -> None:
+    extraction = message(
+        reported("Start Failures (acme)"), reported("High CPU Usage (acme)"),
+        ExtractedFact("High CPU Usage (acme)", "Issue", "AFFECTS", "Hyperkit (acme)",
+                      "Product", "s"))
+    kept = keep_only(extraction, "Start Failures (acme)", reported_issues(extraction))
+    assert reported_issues(kept) == ["Start Failures (acme)"]
+    assert [f.relation for f in kept.facts] == ["REPORTED"]
+
+
+def test_the_authors_reports_are_read_whatever_the_case_of_their_name() -> None:
+    extraction = message(reported("Start Failures (acme)", source="Kim"),
+                         reported("acme/app#12", "WorkItem"), reported("Lee", source="lee"))
+    assert reported_issues(extraction) == ["Start Failures (acme)"]
+    assert threads_reported(extraction) == ["acme/app#12"]
+
+
+def test_a_message_joined_by_its_words_reports_the_issue_in_place_of_its_thread() -> None:
+    match = closest_issue("Hyperkit eats the CPU when idle", PROFILES, "acme")
+    assert match is not None
+    joined = joined_by_words(message(reported("acme/app#12", "WorkItem")), match)
+    assert [(f.target, f.sentence) for f in joined.facts] == [
+        ("High CPU Usage (acme)", "Hyperkit eats the CPU when idle")]
+
+
+# --- Through the product ---------------------------------------------------------------------
+
+
+def ticket(n: int, author: str, text: str, thread: int | None = None,
+           source: str = "support:acme/app") -> dict[str, str]:
+    record = {"external_id": f"t{n}", "author": author, "source": source, "content": text,
+              "reference_time": f"2026-11-{10 + n:02d}T09:00:00+00:00"}
+    if thread is not None:
+        record["url"] = f"https://github.com/acme/app/issues/{thread}"
+    return record
+
+
+def groups_of(graph) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    from memory.models import Observation
+
+    return sorted(sorted(e.external_id for e in o.episodes.all())
+                  for o in Observation.objects.filter(graph=graph, status="active"))
+
+
+@pytest.mark.django_db
+def test_a_message_in_no_known_words_joins_its_brands_issue_by_the_words_it_shares(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "Hyperkit has high CPU usage while idle, the fan spins all day."),
+        ticket(2, "lee", "Sync stalls on start."),
+        ticket(3, "sam", "Hyperkit spins the fan when the machine is idle."),
+        ticket(4, "ann", "Thanks, all good now."),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t3"]]
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", relation="REPORTED")
+    assert fact.target.name == "High CPU Usage (acme/app)"
+    assert fact.evidence.get().sentence == "Hyperkit spins the fan when the machine is idle."
+
+
+@pytest.mark.django_db
+def test_words_never_join_a_message_to_another_brands_issue(graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "Hyperkit has high CPU usage while idle, the fan spins all day.",
+               source="zendesk:Nimbus"),
+        ticket(2, "lee", "Hyperkit has high CPU usage while idle.", source="zendesk:Nimbus"),
+        ticket(3, "sam", "Hyperkit spins the fan when the machine is idle.",
+               source="zendesk:Cirrus"),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t2"]]
+
+
+@pytest.mark.django_db
+def test_a_later_message_naming_another_problem_in_a_thread_stays_the_threads(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "# Docker stuck in starting state #12", thread=12),
+        ticket(2, "lee", "Same here, and now CPU usage is at 100% too.", thread=12),
+        ticket(3, "sam", "# High CPU usage while idle #30", thread=30),
+        ticket(4, "ann", "High CPU usage here too.", thread=30),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t2"], ["t3", "t4"]]
+    assert not Fact.objects.filter(graph=graph, source__name__iexact="lee",
+                                   target__name="High CPU Usage (acme/app)").exists()
+
+
+@pytest.mark.django_db
+def test_a_message_stating_two_problems_reports_its_main_one(graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [ticket(1, "kim", "Docker won't start. I also can't log in to the hub.")])
+    run_pipeline(graph)
+
+    reported_ = set(Fact.objects.filter(graph=graph, source__name__iexact="kim", relation="REPORTED",
+                                        target__type="Issue").values_list("target__name",
+                                                                          flat=True))
+    assert reported_ == {"Start Failures (acme/app)"}
