@@ -121,11 +121,15 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
         named = name_words(issue, brand)
         # the area the issue is named by counts twice: it is what the reports agree fails
         score = sum(weight(w) * (2 if w in named else 1) for w in shared)
-        scored.append((score, issue, tuple(shared)))
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    best_score, best, shared = scored[0]
+        # ranked by how typical of the issue's reports the shared words are, so that an issue
+        # with many reports (and so many words) does not win on its size alone
+        reports = max(words.values())
+        typical = sum(weight(w) * (2 if w in named else 1) * words[w] / reports for w in shared)
+        scored.append((typical, score, issue, tuple(shared)))
+    scored.sort(key=lambda s: (-s[0], s[2]))
+    best_typical, best_score, best, shared = scored[0]
     if len(shared) < MIN_SHARED or best_score < MIN_SCORE or (
-            len(scored) > 1 and scored[1][0] >= best_score):
+            len(scored) > 1 and scored[1][0] >= best_typical):
         return None
     return Match(best, shared, _best_sentence(text, set(shared), brand), best_score)
 

@@ -181,7 +181,7 @@ def test_a_message_stating_two_problems_reports_its_main_one(graph, ingest) -> N
     ingest(graph, [ticket(1, "kim", "Docker won't start. I also can't log in to the hub.")])
     run_pipeline(graph)
 
-    reported_ = set(Fact.objects.filter(graph=graph, source__name__iexact="kim", relation="REPORTED",
-                                        target__type="Issue").values_list("target__name",
-                                                                          flat=True))
+    reports = Fact.objects.filter(graph=graph, source__name__iexact="kim",
+                                  relation="REPORTED", target__type="Issue")
+    reported_ = set(reports.values_list("target__name", flat=True))
     assert reported_ == {"Start Failures (acme/app)"}
