@@ -167,6 +167,12 @@ def threads_reported(extraction: Extraction) -> list[str]:
         if f.relation == "REPORTED" and f.target_type == "WorkItem" and _by_author(extraction, f)))
 
 
+def names_issue(extraction: Extraction) -> bool:
+    """Whether the message names an issue at all (its status, what it affects...)."""
+    return any(e.type == "Issue" for e in extraction.all_entities()) or any(
+        "Issue" in (f.source_type, f.target_type) for f in extraction.facts)
+
+
 def _by_author(extraction: Extraction, fact: ExtractedFact) -> bool:
     """Whether the author states the fact of themselves (the reader may spell their name
     otherwise than the episode's author field: ``Chemarev``, ``chemarev``)."""

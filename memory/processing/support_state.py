@@ -18,6 +18,7 @@ from memory.support_issues import (
     joined_by_words,
     keep_only,
     main_problem,
+    names_issue,
     reported_issues,
     threads_reported,
 )
@@ -49,7 +50,9 @@ class SupportProblems:
         elif issues:
             kept = main_problem(issues, brand)
             extraction = keep_only(extraction, kept, issues)
-        elif brand:
+        elif brand and not extraction.closures and not names_issue(extraction):
+            # (a message that says something of a problem without reporting it — "the …
+            # failures are resolved" ends its customer's report — is not joined by its words)
             match = closest_issue(episode.content, self.profiles(brand), brand)
             kept = match.issue if match is not None else None
             threads = []  # it reports the issue, not its thread (``joined_by_words``)

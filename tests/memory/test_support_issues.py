@@ -185,3 +185,20 @@ def test_a_message_stating_two_problems_reports_its_main_one(graph, ingest) -> N
                                   relation="REPORTED", target__type="Issue")
     reported_ = set(reports.values_list("target__name", flat=True))
     assert reported_ == {"Start Failures (acme/app)"}
+
+
+@pytest.mark.django_db
+def test_a_customer_saying_their_problem_is_resolved_is_not_joined_to_it_again(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "Our exports keep failing."),
+        ticket(2, "lee", "We keep seeing export failures."),
+        ticket(3, "kim", "The export failures are resolved."),
+    ])
+    run_pipeline(graph)
+
+    kims = Fact.objects.filter(graph=graph, source__name__iexact="kim", relation="REPORTED")
+    assert [f.invalid_at is not None for f in kims] == [True]
