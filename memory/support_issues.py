@@ -167,10 +167,11 @@ def threads_reported(extraction: Extraction) -> list[str]:
         if f.relation == "REPORTED" and f.target_type == "WorkItem" and _by_author(extraction, f)))
 
 
-def names_issue(extraction: Extraction) -> bool:
-    """Whether the message names an issue at all (its status, what it affects...)."""
-    return any(e.type == "Issue" for e in extraction.all_entities()) or any(
-        "Issue" in (f.source_type, f.target_type) for f in extraction.facts)
+def says_issue_status(extraction: Extraction) -> bool:
+    """Whether the message says where a problem stands ("the … failures are resolved"):
+    news of a problem, not a report of it. ("That fixed it for me" is: the customer had it.)"""
+    return any(f.source_type == "Issue" and f.relation == "HAS_STATUS"
+               for f in extraction.facts)
 
 
 def _by_author(extraction: Extraction, fact: ExtractedFact) -> bool:

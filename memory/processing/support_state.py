@@ -18,8 +18,8 @@ from memory.support_issues import (
     joined_by_words,
     keep_only,
     main_problem,
-    names_issue,
     reported_issues,
+    says_issue_status,
     threads_reported,
 )
 
@@ -50,7 +50,7 @@ class SupportProblems:
         elif issues:
             kept = main_problem(issues, brand)
             extraction = keep_only(extraction, kept, issues)
-        elif brand and not extraction.closures and not names_issue(extraction):
+        elif brand and not says_issue_status(extraction):
             # (a message that says something of a problem without reporting it — "the …
             # failures are resolved" ends its customer's report — is not joined by its words)
             match = closest_issue(episode.content, self.profiles(brand), brand)
