@@ -62,8 +62,8 @@ _REPOSITORY = re.compile(r"^(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)$")
 
 def product_of_repository(name: str) -> str:
     """A vendor's per-platform trackers are one product's queue: ``docker/for-mac`` and
-    ``docker/for-win`` are both ``docker`` (Docker Desktop on two systems, one product whose
-    problems recur on both), ``acme/app-windows`` is ``acme/app``; any other name is itself."""
+    ``docker/for-win`` are both ``docker/for-*`` (Docker Desktop on two systems, one product whose
+    problems recur on both), ``acme/app-windows`` is ``acme/app-*``; any other name is itself."""
     match = _REPOSITORY.match(name)
     if match is None:
         return name
@@ -71,7 +71,10 @@ def product_of_repository(name: str) -> str:
     product = [w for w in words if w and w.lower() not in _PLATFORMS]
     if len(product) == len([w for w in words if w]):
         return name
-    return "/".join([match["owner"], *(["-".join(product)] if product else [])])
+    # "docker/for-*": the owner's product on every platform (a name like the owner's own would
+    # be found inside the product's problem names, "Docker desktop not running", and leave them
+    # unscoped)
+    return f"{match['owner']}/{'-'.join(product) if product else 'for'}-*"
 
 
 def scoped(name: str, brand: str | None) -> str:

@@ -10,8 +10,8 @@ from memory.support import brand_of, scope_to_brand, scoped
 
 @pytest.mark.parametrize(("source", "brand"), [
     ("support:warpdotdev/warp", "warpdotdev/warp"),
-    ("support:docker/for-mac", "docker"), ("support:docker/for-win", "docker"),
-    ("support:acme/app-windows", "acme/app"), ("support:bitwarden/clients", "bitwarden/clients"),
+    ("support:docker/for-mac", "docker/for-*"), ("support:docker/for-win", "docker/for-*"),
+    ("support:acme/app-windows", "acme/app-*"), ("support:bitwarden/clients", "bitwarden/clients"),
     ("zendesk:Acme Mobile", "Acme Mobile"),
     ("AppleSupport", "AppleSupport"),
     ("zendesk", None), ("Support", None), ("email", None), ("", None), ("zendesk:", None),
