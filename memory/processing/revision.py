@@ -47,6 +47,7 @@ from memory.processing.recording import (
     scopes_of,
     update_rows,
 )
+from memory.processing.support_state import SupportProblems
 from memory.resolution import NameCache, forget_name_index, name_index, resolve_entities
 from memory.support import brand_of, by_problem
 
@@ -139,8 +140,9 @@ def _replace(graph: Graph, ontology: Ontology, pairs: list[tuple[Episode, Extrac
                      .values_list("fact_id", "episode_id"))
     FactEvidence.objects.filter(episode_id__in=ids).delete()
     reopened = _reopen_closed_by(batch, ids, keep=set(supported))
+    problems = SupportProblems(graph)  # after the rules reading's evidence is gone
     for episode, extraction in pairs:
-        _record(batch, names, episode, extraction, now=now)
+        _record(batch, names, episode, extraction, problems, now=now)
     _restore_unchanged_closings(batch, reopened)
     batch.write()
     _withdraw_unsupported(graph, supported, now=now)
@@ -180,12 +182,14 @@ def _restore_unchanged_closings(batch: FactBatch, before: dict[int, Closed]) -> 
             fact.expired_at = closed.expired_at
 
 
-def _record(batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction, *,
-            now: datetime) -> None:
+def _record(batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction,
+            problems: SupportProblems, *, now: datetime) -> None:
     if extraction.author is not None and extraction.author.type == "Customer":
         given = [name for fact in (episode.supplied or {}).get("facts", [])
                  for name in (fact.get("source", ""), fact.get("target", ""))]
         extraction = by_problem(extraction, brand_of(episode.source), given=given)
+        # as when the rules' reading was first applied (``memory.processing.batches``)
+        extraction = problems.settle(episode, extraction)
     mentions = [(e.name, e.type) for e in extraction.all_entities()]
     resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
     batch.fresh_entities.update(e.pk for e in resolution.created)
