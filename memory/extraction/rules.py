@@ -293,6 +293,12 @@ _VAGUE_NOUNS = frozenset(
 )
 # A change named by its kind alone ("Merged PR that …"): which one? ("the auth PR" is one.)
 _BARE_CHANGES = frozenset({"pr", "prs", "patch", "commit", "change", "changes"})
+# A problem or a document named by its kind alone refers to one named elsewhere ("Yesterday
+# the bug was back", "Spec has been stalled in phase 2", "Pending Issues"); so does one that
+# is "the same" or "similar" ("Same error, ubuntu 23.04"): which one, the words do not say.
+_REFERRING_NOUNS = frozenset({"bug", "bugs", "issue", "issues", "error", "errors", "problem",
+                              "problems", "spec", "specs"})
+_REFERRING_WORDS = frozenset({"same", "similar"})
 # Words that cannot be part of a noun phrase: when they appear, the pattern read the clause wrong.
 _NOT_IN_NOUN_PHRASE = frozenset(
     {"i", "we", "you", "they", "he", "she", "me", "us", "him", "them", "is", "are", "was",
@@ -624,9 +630,20 @@ def _noun_phrase(raw: str) -> str | None:
     if len(words) == 1 and (lowered[0] in _VAGUE_NOUNS or _singular_word(lowered[0])
                             in _VAGUE_NOUNS or lowered[0] in _BARE_CHANGES):
         return None
+    if refers_back(lowered):
+        return None
     if not _grammatical(tuple(words)):
         return None
     return phrase
+
+
+def refers_back(words: list[str]) -> bool:
+    """Whether lower-cased name words only point at a problem or document named elsewhere:
+    a bare kind ("bug", "Spec", "Pending Issues") or "the same …" ("Same error")."""
+    content = [w for w in words if w not in _INTENSITY_WORDS and w not in {"pending", "open",
+                                                                             "known", "new"}]
+    return bool(words) and (words[0] in _REFERRING_WORDS or (
+        bool(content) and all(w in _REFERRING_NOUNS for w in content)))
 
 
 _NOT_IN_NAMES = re.compile(r"[,:;!?()\[\]{}<>=/\\|*`\"#@$%^~+]")
