@@ -976,6 +976,12 @@ class _Reader:
         self.resolved_for_author = False
         """The customer said their problem is gone: an issue "resolved" in their words ends
         their report, not the issue for everyone."""
+        self.vendor_voice = False
+        """The message speaks for the vendor ("our API", "thanks for reporting"): whoever wrote
+        it in a support thread, it reports no problem of its author's (GUIDE §6)."""
+        self.addressed_condition = False
+        """The sentence being read puts a condition to its reader ("if your VPN isn't
+        blocking…", "if you try to open…"): an explanation or advice, no report."""
         self.reference_names: set[str] = set()
         """Names of the tracker items mentioned by reference (their author is not their
         owner)."""
@@ -1118,6 +1124,7 @@ class _Reader:
         if self.own is not None:
             self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
         self.resolved_for_author = False
+        self.addressed_condition = bool(_ADDRESSED_CONDITION.search(self.masked.text))
         if self.author is not None and self.author.type == "Customer":
             self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
@@ -1182,11 +1189,11 @@ class _Reader:
         reported the problem, or when someone else speaks, nothing is added."""
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
                 or (self.title_reported and not self.title_problem_unknown)
-                or self.resolved_for_author):
+                or self.resolved_for_author or not self._may_report()):
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
-        if problem is None:
+        if problem is None or denied(self.masked.text, problem.phrase):
             return
         name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
         issue = ExtractedEntity(name, self._known_type(name) or "Issue")
@@ -1198,6 +1205,11 @@ class _Reader:
             self.fact(self.author, REPORTED, issue, self._bare_clause(sentence))
             return
         self.reports(self.author, issue, None, self._bare_clause(sentence))
+
+    def _may_report(self) -> bool:
+        """Whether the sentence being read can be its author's report of a problem: not in a
+        message that speaks for the vendor, nor under a condition put to the reader."""
+        return not (self.vendor_voice or self.addressed_condition)
 
     def _customer_better(self, text: str, sentence: str) -> None:
         """ "It's working again", "the timeouts are resolved for us": the customer's own report
@@ -1882,6 +1894,8 @@ class _Reader:
         problem, its author's sentences describe that report: no second one."""
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
+        if reporter is not None and reporter == self.author and not self._may_report():
+            return True  # understood: the vendor's words, or advice on a condition
         if self.title_reported and (reporter is None or reporter == self.author):
             if issue in self.sentence.issues:
                 self.sentence.issues.remove(issue)  # nor does it follow an event a second time
@@ -2979,6 +2993,38 @@ _HEDGE = re.compile(
     r"|presumably|apparently)\b|it (?:would|might|could|may) be\b|not sure\b)",
     _I,
 )
+# The vendor speaking ("our API server", "our app", "Thank you for your report"): only an agent
+# writes so in a support thread (dev: 4 agents' messages of 4 brands, no customer's).
+_VENDOR_VOICE = re.compile(
+    r"\bour (?:api|apps?|servers?|website|site|guides?|docs|documentation|engineers"
+    r"|developers|backend|infrastructure|beta)\b"
+    r"|\bthanks? (?:you )?for (?:the |your )?(?:report|reporting|raising|flagging)\b", _I)
+# A condition put to the reader: "… if your network/VPN isn't blocking requests", "So if you
+# try to open a database …, it will report a database error".
+_ADDRESSED_CONDITION = re.compile(r"\b(?:if|unless|when(?:ever)?) (?:you|your)\b", _I)
+# A problem that is only there to be denied: "does not, by itself, cause a memory leak", "if
+# your VPN isn't blocking requests". (A failure's own negation — "doesn't work", "can't log
+# in" — is the problem, and is not looked at here.)
+_DENIAL = re.compile(r"\b(?:not|never|no|without)\b|n't\b", _I)
+_POSITIVE_PROBLEM = re.compile(
+    r"\b(?:block\w*|break\w*|broke\w*|leak\w*|usage|use|consumption|utili[sz]ation|cpu"
+    r"|memory|ram|crash\w*|freez\w*|froze\w*|loop\w*)\b", _I)
+_FAILURE_WORDS = re.compile(
+    r"\b(?:work\w*|function\w*|start\w*|load\w*|open\w*|run\w*|connect\w*|sync\w*"
+    r"|log\w*|sign\w*|able|let)\b|\bcan(?:no|')t\b|\bunable\b", _I)
+
+
+def denied(text: str, phrase: str) -> bool:
+    """Whether a problem that something does (blocks, leaks, uses CPU) is said not to happen:
+    a negation in its phrase or in the five words before it, and no failure word that the
+    negation could be about ("doesn't work and leaks memory" is still a problem)."""
+    at = text.find(phrase)
+    if at < 0 or not _POSITIVE_PROBLEM.search(phrase) or _FAILURE_WORDS.search(phrase):
+        return False
+    before = " ".join(text[:at].split()[-5:])
+    return bool(_DENIAL.search(phrase) or _DENIAL.search(before))
+
+
 _HYPOTHETICAL = re.compile(
     r"^(?:(?:we|I|you|they|it) (?:would|could|might|should|may) |let us |let's |please |"
     r"(?:we|I) (?:need|want|plan|intend|hope|would like|will need) to |to do\b|todo\b"
@@ -3359,6 +3405,8 @@ def extract_with_rules(
         author_entity = ExtractedEntity(_display(sender), "Customer")
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
+    reader.vendor_voice = bool(author_entity is not None and author_entity.type == "Customer"
+                               and _VENDOR_VOICE.search(text))
     reader.read(document, thread)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
