@@ -977,8 +977,9 @@ class _Reader:
         """The customer said their problem is gone: an issue "resolved" in their words ends
         their report, not the issue for everyone."""
         self.vendor_voice = False
-        """The message speaks for the vendor ("our API", "thanks for reporting"): whoever wrote
-        it in a support thread, it reports no problem of its author's (GUIDE §6)."""
+        """The message speaks for the vendor ("our API" and advice to the reader: see
+        ``_VENDOR_WORDS``): whoever wrote it in a support thread, it reports no problem of its
+        author's (GUIDE §6)."""
         self.addressed_condition = False
         """The sentence being read puts a condition to its reader ("if your VPN isn't
         blocking…", "if you try to open…"): an explanation or advice, no report."""
@@ -2993,12 +2994,18 @@ _HEDGE = re.compile(
     r"|presumably|apparently)\b|it (?:would|might|could|may) be\b|not sure\b)",
     _I,
 )
-# The vendor speaking ("our API server", "our app", "Thank you for your report"): only an agent
-# writes so in a support thread (dev: 4 agents' messages of 4 brands, no customer's).
-_VENDOR_VOICE = re.compile(
+# The vendor speaking: of its product as "ours" ("our API server", "our app") or thanking for
+# the report, *and* advising the reader ("You can do a number of things", "I recommend you
+# contact support"). Only agents write so in the dev support threads (4 agents' messages, no
+# customer's); either alone a customer may write ("our API calls time out", "+1, thanks for
+# reporting"), so both are needed.
+_VENDOR_WORDS = re.compile(
     r"\bour (?:api|apps?|servers?|website|site|guides?|docs|documentation|engineers"
     r"|developers|backend|infrastructure|beta)\b"
     r"|\bthanks? (?:you )?for (?:the |your )?(?:report|reporting|raising|flagging)\b", _I)
+_READER_ADVISED = re.compile(
+    r"\b(?:you can|you could|you should|you may want|i recommend|i'd recommend|feel free"
+    r"|please try|if you are willing)\b", _I)
 # A condition put to the reader: "… if your network/VPN isn't blocking requests", "So if you
 # try to open a database …, it will report a database error".
 _ADDRESSED_CONDITION = re.compile(r"\b(?:if|unless|when(?:ever)?) (?:you|your)\b", _I)
@@ -3406,7 +3413,7 @@ def extract_with_rules(
     reader = _Reader(author=author_entity, reference_time=reference_time,
                      ontology=ontology or default_ontology(), known=known)
     reader.vendor_voice = bool(author_entity is not None and author_entity.type == "Customer"
-                               and _VENDOR_VOICE.search(text))
+                               and _VENDOR_WORDS.search(text) and _READER_ADVISED.search(text))
     reader.read(document, thread)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,

@@ -65,20 +65,27 @@ def test_a_problem_named_by_its_own_words_is_still_a_name() -> None:
 
 MULLVAD_AGENT = (
     "@krishnacenter You are sadly not the only person with this issue. Russia has recently "
-    "started blocking our API server and the bridges we use to reach it more aggressively.\n\n"
+    "started blocking our API server and the bridges we use to reach it more aggressively. For "
+    "more in depth help I recommend you contact support@mullvad.net.\n\n"
     "In short, basically the ways our app currently access the API are currently blocked."
 )
 
 
 def test_a_message_in_the_vendors_voice_reports_no_problem_of_its_author() -> None:
     """mv-4663-faern-2023-05-09 and mv-503-faern-2018-10-08 (mullvad: "our API server", "our
-    app"); the same voice thanks the customer for the report in bw-8963-sammbw-2024-04-29
-    (bitwarden) and warp-13509-leesa-ui-w-2026-07-09 (warp). An agent's message is never a
-    report (GUIDE §6)."""
+    app", "I recommend you contact support"); the same voice — thanks for the report, then
+    advice — in bw-8963-sammbw-2024-04-29 (bitwarden) and warp-13509-leesa-ui-w-2026-07-09
+    (warp). An agent's message is never a report (GUIDE §6)."""
     assert reported(customer_says(MULLVAD_AGENT, author="faern")) == set()
     assert reported(customer_says(
         "We are currently working on allowing logins to the app for users where the computer "
-        "for some reason fail to communicate with our API.", author="faern")) == set()
+        "for some reason fail to communicate with our API. If you are willing to run beta "
+        "software you can test it out.", author="faern")) == set()
+
+
+def test_a_customer_may_call_their_own_api_ours_when_they_advise_no_one() -> None:
+    """A business customer's "our API" alone is no vendor's voice."""
+    assert reported(customer_says("Our API calls keep timing out since the update.")) != set()
 
 
 def test_the_same_words_about_the_customers_own_app_are_their_report() -> None:
