@@ -981,8 +981,8 @@ class _Reader:
         ``_VENDOR_WORDS``): whoever wrote it in a support thread, it reports no problem of its
         author's (GUIDE §6)."""
         self.addressed_condition = False
-        """The sentence being read puts a condition to its reader ("if your VPN isn't
-        blocking…", "if you try to open…"): an explanation or advice, no report."""
+        """The sentence being read opens on a condition put to its reader ("So if you try to
+        open…", ``conditioned``): an explanation or advice, no report."""
         self.reference_names: set[str] = set()
         """Names of the tracker items mentioned by reference (their author is not their
         owner)."""
@@ -1125,7 +1125,7 @@ class _Reader:
         if self.own is not None:
             self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
         self.resolved_for_author = False
-        self.addressed_condition = bool(_ADDRESSED_CONDITION.search(self.masked.text))
+        self.addressed_condition = conditioned(self.masked.text)
         if self.author is not None and self.author.type == "Customer":
             self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
@@ -1194,7 +1194,8 @@ class _Reader:
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
-        if problem is None or denied(self.masked.text, problem.phrase):
+        if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
+                self.masked.text, problem.phrase):
             return
         name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
         issue = ExtractedEntity(name, self._known_type(name) or "Issue")
@@ -3007,8 +3008,27 @@ _READER_ADVISED = re.compile(
     r"\b(?:you can|you could|you should|you may want|i recommend|i'd recommend|feel free"
     r"|please try|if you are willing)\b", _I)
 # A condition put to the reader: "… if your network/VPN isn't blocking requests", "So if you
-# try to open a database …, it will report a database error".
-_ADDRESSED_CONDITION = re.compile(r"\b(?:if|unless|when(?:ever)?) (?:you|your)\b", _I)
+# try to open a database …, it will report a database error" — not "not sure if you can
+# reproduce it" (whether), nor "when you open it, it crashes" (a customer's generic "you").
+_ADDRESSED_CONDITION = re.compile(r"\b(?:if|unless) (?:you|your)\b", _I)
+_WHETHER_BEFORE = re.compile(r"\b(?:sure|wonder(?:ing)?|know|see|check|ask(?:ing)?|tell|curious)"
+                             r"\W*$", _I)
+_OPENING_CONDITION = re.compile(r"^\W*(?:(?:so|and|but|then|also|now)\b\W*)?$", _I)
+
+
+def conditioned(text: str, phrase: str | None = None) -> bool:
+    """Whether the sentence opens on a condition put to the reader ("So if you try…"), or
+    ``phrase`` is said inside one ("… if your VPN isn't blocking requests")."""
+    for found in _ADDRESSED_CONDITION.finditer(text):
+        before = text[:found.start()]
+        if _WHETHER_BEFORE.search(before):
+            continue
+        if _OPENING_CONDITION.match(before):
+            return True
+        at = text.find(phrase, found.end()) if phrase else -1
+        if at >= 0 and not re.search(r"\bbut\b|[;]", text[found.end():at], _I):
+            return True
+    return False
 # A problem that is only there to be denied: "does not, by itself, cause a memory leak", "if
 # your VPN isn't blocking requests". (A failure's own negation — "doesn't work", "can't log
 # in" — is the problem, and is not looked at here.)

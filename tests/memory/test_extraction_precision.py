@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory.extraction import Extraction
-from memory.extraction.rules import denied, extract_with_rules, refers_back
+from memory.extraction.rules import conditioned, denied, extract_with_rules, refers_back
 
 REFERENCE_TIME = datetime(2024, 10, 8, tzinfo=UTC)
 
@@ -111,6 +111,16 @@ def test_a_condition_put_to_the_reader_is_advice_not_a_report() -> None:
 
 def test_a_condition_of_the_customers_own_still_reports_the_problem() -> None:
     assert reported(customer_says("Whenever I open the app, it crashes.")) != set()
+    assert reported(customer_says("When you open the app, it crashes.")) != set()
+
+
+def test_whether_the_reader_can_reproduce_it_is_no_condition_on_the_problem() -> None:
+    """warp-5244-kamel3d-2024-08-21: "not sure if you can reproduce it but the login is not
+    working" — the problem is said after "but", outside the "if"."""
+    assert not conditioned("not sure if you can reproduce it but the login is not working",
+                           "the login is not working")
+    assert reported(customer_says("I don't know if you can reproduce it but the login is not "
+                                  "working.")) != set()
 
 
 # -------------------------------------------------------------- a problem said not to happen
