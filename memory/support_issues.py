@@ -219,6 +219,17 @@ def keep_only(extraction: Extraction, kept: str | None, dropped: Iterable[str]) 
     )
 
 
+def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Extraction:
+    """The extraction with the author's report of their thread's problem, citing the message's
+    first sentence ("Same here."): a customer writing in a thread whose problem is known, in no
+    words of another problem, has that problem too."""
+    assert extraction.author is not None
+    first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED", issue,
+                         "Issue", first[:500])
+    return replace(extraction, facts=[*extraction.facts, fact])
+
+
 def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
     """The extraction with the author's report of the issue its words matched, citing the
     sentence that shares the most words, in place of their report of the thread."""

@@ -163,6 +163,15 @@ def extra_tables(extras: Mapping[str, Any] | None) -> list[tuple[str, list[str],
         if words_only_rows(corpus):
             tables.append(("Support corpus, ours from the words alone (the messages' thread "
                            "addresses removed)", WORDS_ONLY_HEADERS, words_only_rows(corpus)))
+        whole = corpus.get("whole_queue")
+        if whole:
+            tables.append((
+                f"Support corpus, {corpus.get('split', 'all')} in the whole queue: all "
+                f"{whole['messages']} messages{_selection({**corpus, 'split': 'all'})} grouped "
+                "(ours ingests them in time order; TF-IDF + k-means per brand, k = the brand's "
+                f"gold problems over all of them), scored on the split's {whole['scored']} "
+                "messages only",
+                COMPARISON_HEADERS, comparison_rows(whole)))
     imports = (extras or {}).get("support_imports")
     if imports:
         tables.append(("Import throughput (parsed and mapped, no database; Slack: threads of "

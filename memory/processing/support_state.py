@@ -19,6 +19,7 @@ from memory.support_issues import (
     keep_only,
     main_problem,
     reported_issues,
+    reports_thread_problem,
     says_issue_status,
     threads_reported,
 )
@@ -46,7 +47,13 @@ class SupportProblems:
         kept: str | None = None
         if known:
             kept = next((i for i in issues if i in known), None)
+            status = says_issue_status(extraction)
             extraction = keep_only(extraction, kept, issues)
+            if kept is None and len(known) == 1 and not status:
+                # "Same here." in a thread whose problem is known reports that problem: the
+                # customer is one more who has it, not only one more who wrote in the thread.
+                kept = next(iter(known))
+                extraction = reports_thread_problem(extraction, kept, episode.content)
         elif issues:
             kept = main_problem(issues, brand)
             extraction = keep_only(extraction, kept, issues)

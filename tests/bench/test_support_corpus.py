@@ -11,7 +11,9 @@ from django.conf import settings
 from django.core.management import call_command
 
 from memory.bench.support_corpus import (
+    SUPPORT_FILES,
     Message,
+    compare,
     load_support_corpus,
     score_grouping,
     tfidf_kmeans_groups,
@@ -69,6 +71,26 @@ def test_per_brand_scores_count_that_brands_messages_only() -> None:
     assert (scores.messages, scores.groups, scores.clustered) == (3, 1, 3)
     assert scores.purity == pytest.approx(2 / 3)
     assert scores.recall == 1.0
+
+
+def test_scoring_a_split_counts_its_messages_only_each_in_its_group_of_the_whole_queue(
+        ) -> None:
+    # The queue: a thread of login (a1 dev, a2 test "same here", a3 dev), a crash (a4 dev,
+    # a5 test), b1 dev alone. Only the test messages a2 and a5 are scored.
+    groups = [["a1", "a2", "a3"], ["a4", "a6"], ["b1", "b2"]]
+    scores = score_grouping(MESSAGES, groups, scored={"a2", "a5"})
+    # a2 shares its group with dev messages of its problem: grouped, pure, recalled; a5 is in
+    # no group. Recurring is the queue's: crash has two messages, though one is in the split.
+    assert (scores.messages, scores.clustered, scores.recurring) == (2, 1, 2)
+    assert scores.purity == 1.0
+    assert scores.recall == pytest.approx(1 / 2)
+    assert scores.groups == 1  # only groups holding a scored message
+
+
+def test_without_a_split_every_message_is_scored() -> None:
+    groups = [["a1", "a2", "a4"], ["a5", "a6"], ["b1", "b2"]]
+    every = {m.external_id for m in MESSAGES}
+    assert score_grouping(MESSAGES, groups, scored=every) == score_grouping(MESSAGES, groups)
 
 
 def test_the_baseline_makes_k_groups_per_brand_from_the_gold_number_of_problems() -> None:
@@ -135,3 +157,40 @@ def test_the_bench_scores_the_split_and_batch_it_is_given(tmp_path: Path, capsys
     assert (saved["messages"], saved["split"], saved["batch"]) == (110, "dev", "dev-extra")
     assert {row["brand"] for row in saved["rows"]} == {
         "all", "Postman", "Signal Desktop", "Cursor", "Mullvad VPN"}
+
+
+def thread_record(n: int, author: str, text: str, split: str, problem: str | None,
+                  thread: int) -> dict[str, object]:
+    return {"external_id": f"m{n}", "author": author, "source": "support:acme/app",
+            "reference_time": f"2026-11-{10 + n:02d}T09:00:00+00:00", "type": "text",
+            "content": text, "genre": "support", "split": split, "brand": "Acme",
+            "problem": problem, "url": f"https://github.com/acme/app/issues/{thread}"}
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_split_is_also_scored_in_the_whole_queue_where_its_threads_arrive_whole(
+        tmp_path: Path) -> None:
+    records = [
+        thread_record(1, "kim", "# Acme won't start #12\n\nThe app won't start since 4.2.",
+                      "dev", "start", 12),
+        thread_record(2, "lee", "Same here, any update?", "test", "start", 12),
+        thread_record(3, "sam", "# Sync fails on save #30\n\nSync fails every time I save.",
+                      "dev", "sync", 30),
+        thread_record(4, "ann", "Can confirm, any update?", "test", "sync", 30),
+    ]
+    for name in SUPPORT_FILES:
+        (tmp_path / f"{name}.jsonl").write_text("")
+    (tmp_path / "docker-for-mac.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in records))
+
+    result = compare(tmp_path, split="test")
+
+    alone, whole = result["rows"][0], result["whole_queue"]["rows"][0]
+    assert (result["messages"], result["whole_queue"]["messages"]) == (2, 4)
+    assert result["whole_queue"]["scored"] == 2
+    assert alone["ours"]["clustered"] == 0  # "same here" and "can confirm": nothing to join
+    assert whole["ours"]["messages"] == 2  # the dev messages are grouped, not scored
+    assert (whole["ours"]["purity"], whole["ours"]["recall"]) == (1.0, 1.0)
+    assert whole["baseline"]["coverage"] == 1.0
+    assert "whole_queue" not in compare(tmp_path, split="all")

@@ -202,3 +202,48 @@ def test_a_customer_saying_their_problem_is_resolved_is_not_joined_to_it_again(
 
     kims = Fact.objects.filter(graph=graph, source__name__iexact="kim", relation="REPORTED")
     assert [f.invalid_at is not None for f in kims] == [True]
+
+
+@pytest.mark.django_db
+def test_same_here_in_a_thread_whose_problem_came_earlier_in_the_same_import_joins_it(
+        graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "# Docker stuck in starting state #12", thread=12),
+        ticket(2, "lee", "Same here.", thread=12),
+        ticket(3, "sam", "# Docker won't start after the update #40", thread=40),
+        ticket(4, "ann", "can confirm", thread=40),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t2", "t3", "t4"]]
+
+
+@pytest.mark.django_db
+def test_same_here_in_a_thread_reports_the_threads_problem_in_the_customers_words(
+        graph, ingest) -> None:
+    from memory.models import Fact
+
+    ingest(graph, [
+        ticket(1, "kim", "# Docker stuck in starting state #12", thread=12),
+        ticket(2, "lee", "Same here. Any update?", thread=12),
+    ])
+
+    fact = Fact.objects.get(graph=graph, source__name__iexact="lee", target__type="Issue")
+    assert (fact.relation, fact.target.name) == ("REPORTED", "Start Failures (acme/app)")
+    assert fact.evidence.get().sentence == "Same here."
+
+
+@pytest.mark.django_db
+def test_a_message_saying_where_the_threads_problem_stands_does_not_report_it(
+        graph, ingest) -> None:
+    from memory.models import Fact
+
+    ingest(graph, [
+        ticket(1, "kim", "Our exports keep failing.", thread=7),
+        ticket(2, "lee", "The export failures are resolved.", thread=7),
+    ])
+
+    assert not Fact.objects.filter(graph=graph, source__name__iexact="lee",
+                                   relation="REPORTED", target__type="Issue").exists()
