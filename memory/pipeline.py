@@ -43,7 +43,7 @@ from memory.engine.lifecycle import (
     reconcile,
     reconcile_views,
 )
-from memory.engine.stalled import STALLED, stall_cluster, stall_structure
+from memory.engine.stalled import STALLED, stall_cluster, stall_structure, stalls_to_show
 from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
@@ -286,7 +286,11 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 unstuck_status_ids=unstuck,
                 memo=load_stalled_items_memo(graph) if is_now else None,
             )
-        stalls = dict(stalled_memo.stalls) if stalled_memo is not None else {}
+        # A stall gone quiet inside a published pattern is that pattern's to show (README,
+        # "Stalled items"); the others are observations of their own.
+        own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
+            if stalled_memo is not None else ((), ())
+        stalls = {stall.item_id: stall for stall in own}
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
@@ -400,6 +404,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "facts": len(snapshot.current_fact_ids),
         "clusters": len(found),
         "stalled": len(stalls),
+        "stalled_within_patterns": len(within),
         "stalled_examined": examined,
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),

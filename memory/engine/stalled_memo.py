@@ -39,7 +39,7 @@ import json
 import sys
 from array import array
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from memory.engine.stalled import WEEK, ItemState, Stall, find_stall, item_states, weeks_between
@@ -232,13 +232,18 @@ def detect_stalls(
             if item not in items and item in scan.digests:
                 stalls[item] = Stall(s.item_id, s.state, s.since, as_of, s.fact_ids,
                                      s.episode_ids, s.other_ids, s.weeks_mentioned,
-                                     s.weeks_counted)
+                                     s.weeks_counted, s.last_said)
+    found = [stall for item in items if (state := states.get(item)) is not None
+             and (stall := find_stall(state, as_of, after_weeks, unstuck_status_ids, shown))
+             is not None]
+    if found:
+        # When each was last stated: whether it has gone quiet (``stalls_to_show``).
+        said = load_reference_times({e for stall in found for e in stall.episode_ids})
+        for stall in found:
+            last = max((said[e] for e in stall.episode_ids if e in said), default=None)
+            stalls[stall.item_id] = replace(stall, last_said=last)
     for item in items:
         state = states.get(item)
-        if state is not None:
-            stall = find_stall(state, as_of, after_weeks, unstuck_status_ids, shown)
-            if stall is not None:
-                stalls[item] = stall
         if item in scan.state_facts or state is not None:
             moment = _until(item, scan, state, as_of, valid_at, span)
             if moment is not None:
@@ -249,7 +254,7 @@ def detect_stalls(
 
 # --- Kept between runs ---------------------------------------------------------------------------
 
-MEMO_FORMAT = b"stalled-items-memo 1\n"
+MEMO_FORMAT = b"stalled-items-memo 2\n"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = timedelta(microseconds=1)
 
@@ -289,7 +294,8 @@ def memo_as_bytes(memo: StallMemo) -> bytes:
         "items": len(items),
         "timed": len(timed),
         "stalls": [[s.item_id, s.state, _micros(s.since), s.fact_ids, s.episode_ids,
-                    s.other_ids, s.weeks_mentioned, s.weeks_counted]
+                    s.other_ids, s.weeks_mentioned, s.weeks_counted,
+                    None if s.last_said is None else _micros(s.last_said)]
                    for s in memo.stalls.values()],
     }
     return b"".join([
@@ -320,7 +326,8 @@ def memo_from_bytes(data: bytes) -> StallMemo | None:
         digests=dict(zip(items, digests, strict=True)),
         until={item: _moment(m) for item, m in zip(timed_items, moments, strict=True)},
         stalls={item: Stall(item, state, _moment(since), as_of, tuple(facts), tuple(episodes),
-                            tuple(others), mentioned, counted)
-                for item, state, since, facts, episodes, others, mentioned, counted
+                            tuple(others), mentioned, counted,
+                            None if said is None else _moment(said))
+                for item, state, since, facts, episodes, others, mentioned, counted, said
                 in header["stalls"]},
     )
