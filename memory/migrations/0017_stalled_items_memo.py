@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memory', '0015_episode_columns_default_in_the_database'),
+        ('memory', '0016_episode_awaits_model'),
     ]
 
     operations = [
