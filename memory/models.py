@@ -459,6 +459,26 @@ class PipelineRun(models.Model):
         return self.status in {self.Status.QUEUED, self.Status.RUNNING}
 
 
+class StalledItemsMemo(models.Model):
+    """What the graph's last run found of its items' states (``memory.engine.stalled_memo``):
+    for each item, a digest of its inputs, its stall and when time alone may change it. The next
+    run examines only the items whose inputs changed or whose moment came. One per graph,
+    written with the run's observations (in the same transaction); without it the next run
+    examines every item. Compressed JSON: ~45,000 items at 100,000 updates."""
+
+    graph = models.OneToOneField(Graph, on_delete=models.CASCADE, primary_key=True,
+                                 related_name="stalled_items_memo")
+    run = models.ForeignKey(PipelineRun, null=True, blank=True, on_delete=models.SET_NULL,
+                            related_name="+")
+    as_of = models.DateTimeField()
+    after_weeks = models.PositiveIntegerField()
+    data = models.BinaryField()
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"stalled-items memo of graph {self.graph_id} as of {self.as_of}"
+
+
 class ImportRun(models.Model):
     """One import of a tracker export into a graph (``memory.importers``): what was asked, its
     progress while it runs, and what it stored, skipped and refused, item by item."""

@@ -43,7 +43,8 @@ from memory.engine.lifecycle import (
     reconcile,
     reconcile_views,
 )
-from memory.engine.stalled import STALLED, find_stalls, stall_cluster, stall_structure
+from memory.engine.stalled import STALLED, stall_cluster, stall_structure, stalls_to_show
+from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
 from memory.llm import Breaker, llm_enabled
@@ -52,12 +53,13 @@ from memory.publishing import ObservationDraft, publish_run
 from memory.snapshot import (
     completion_status_ids,
     ended_status_ids,
+    find_stalled_items,
     load_active_observations,
     load_details,
     load_ended_reports,
     load_snapshot,
     load_stall_anchors,
-    load_stall_states,
+    load_stalled_items_memo,
     load_titles,
     on_track_status_ids,
     with_chain_dependencies,
@@ -273,12 +275,22 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                    | on_track_status_ids(graph))
         # What a pattern shows already ("waits on … since 9 Dec 2019") is not said twice.
         shown = {f for cluster in found for f in cluster.fact_ids} if after_weeks > 0 else set()
-        stalls = {stall.item_id: stall for stall in find_stalls(
-            load_stall_states(graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
-                              boilerplate=clustering.suppressed_fact_ids, shown=shown,
-                              unstuck_status_ids=unstuck),
-            as_of, after_weeks, unstuck, shown,
-        )} if after_weeks > 0 else {}
+        # Only the items whose inputs changed since the last run, or whose moment came, are
+        # examined again (memory.engine.stalled_memo); the others keep what it found.
+        stalled_memo: StallMemo | None = None
+        examined = 0
+        if after_weeks > 0:
+            stalled_memo, examined = find_stalled_items(
+                graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
+                boilerplate=clustering.suppressed_fact_ids, shown=shown,
+                unstuck_status_ids=unstuck,
+                memo=load_stalled_items_memo(graph) if is_now else None,
+            )
+        # A stall gone quiet inside a published pattern is that pattern's to show (README,
+        # "Stalled items"); the others are observations of their own.
+        own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
+            if stalled_memo is not None else ((), ())
+        stalls = {stall.item_id: stall for stall in own}
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
@@ -392,6 +404,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "facts": len(snapshot.current_fact_ids),
         "clusters": len(found),
         "stalled": len(stalls),
+        "stalled_within_patterns": len(within),
+        "stalled_examined": examined,
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
         "updated": sum(1 for c in decisions.created if c.lineage is not None),
@@ -415,7 +429,9 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         publish_run(run, drafts=drafts, retired=retired, names=names,
                     now=as_of if not is_now else timezone.now(), counts=counts,
                     restated=[(r, clusters[r.cluster_key]) for r in decisions.restated
-                              if r.observation_id not in rewritten])
+                              if r.observation_id not in rewritten],
+                    # A run as of another time leaves the memo to the runs of now.
+                    stalled_memo=stalled_memo if is_now else None)
     PipelineRun.objects.filter(pk=run.pk).update(
         progress={"percent": 100, "stages": progress.stages}, timings=progress.timings
     )

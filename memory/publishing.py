@@ -9,6 +9,7 @@ a retired row is only ever moved from active to retired, never edited again or d
 from __future__ import annotations
 
 import uuid
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,11 +19,13 @@ from uuid import UUID
 
 from django.db import connection, transaction
 from django.db.models import Field, Model
+from django.utils import timezone
 
 from memory.engine.lifecycle import Restated, Retired
+from memory.engine.stalled_memo import StallMemo, memo_as_bytes
 from memory.engine.structure import Structure
 from memory.engine.types import Cluster
-from memory.models import Claim, Episode, Observation, PipelineRun
+from memory.models import Claim, Episode, Observation, PipelineRun, StalledItemsMemo
 from memory.summarize import SummaryOutcome
 
 BATCH = 2_000
@@ -56,13 +59,18 @@ def publish_run(
     now: datetime,
     counts: dict[str, Any],
     restated: Sequence[tuple[Restated, Cluster]] = (),
+    stalled_memo: StallMemo | None = None,
 ) -> dict[int, Observation]:
     """Write the run's observations, restatements and retirements atomically; returns the
-    created observations by cluster key."""
+    created observations by cluster key. ``stalled_memo``: what the run found of its items'
+    states, kept for the next run in the same transaction (so it always describes a published
+    run)."""
     with transaction.atomic():
         created = _create_observations(run, drafts, names, now)
         _restate(run, restated, now)
         _retire(run, retired, created, now)
+        if stalled_memo is not None:
+            keep_stalled_items_memo(run, stalled_memo)
         PipelineRun.objects.filter(pk=run.pk).update(
             status=PipelineRun.Status.SUCCEEDED,
             published_at=now,
@@ -71,6 +79,16 @@ def publish_run(
             counts=counts,
         )
     return created
+
+
+def keep_stalled_items_memo(run: PipelineRun, memo: StallMemo) -> None:
+    """The graph's one memo, replaced (compressed at level 1: the run waits on it)."""
+    data = zlib.compress(memo_as_bytes(memo), 1)
+    StalledItemsMemo.objects.update_or_create(
+        graph_id=run.graph_id,
+        defaults={"run": run, "as_of": memo.as_of, "after_weeks": memo.after_weeks,
+                  "data": data, "updated_at": timezone.now()},
+    )
 
 
 def _create_observations(

@@ -1,8 +1,9 @@
 """Entity resolution (DESIGN §4 step 3): exact match on the normalized name, then aliases, then
 fuzzy candidates.
 
-A fuzzy candidate of the same type scoring at least ``AUTO_MERGE_SCORE`` is the same entity: the
-mention resolves to it, its spelling becomes an alias and the decision is journaled as an automatic
+A fuzzy candidate of the same type scoring at least ``AUTO_MERGE_SCORE`` is the same entity — unless
+the names differ in a word that begins with another letter (``is_another_word``) — the mention
+resolves to it, its spelling becomes an alias and the decision is journaled as an automatic
 merge (reversible). Candidates between ``SUGGEST_SCORE`` and that, or of a compatible but different
 type, become a new entity plus a merge suggestion for a person to accept or reject.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
 
@@ -33,6 +35,28 @@ MIN_FUZZY_LENGTH = 5
 _COMPATIBLE = [{"WorkItem", "Service", "Product"}, {"Customer"}, {"Person"}, {"Team"}]
 _NUMBER = re.compile(r"\d+")
 _ORG_SUFFIX = re.compile(r"\s+(inc|corp|corporation|ltd|llc|gmbh|co|company|plc|sa|ag)$")
+
+
+class Candidate(NamedTuple):
+    """A fuzzy candidate for a new name: an entity of the graph, how alike the names are."""
+
+    pk: int
+    score: float
+    type: str
+    automatic: bool
+    """Alike enough to be the same entity without asking: ``AUTO_MERGE_SCORE`` or more, and
+    not another word (``is_another_word``)."""
+
+
+def is_another_word(key: str, other: str) -> bool:
+    """Two names alike but for a word that begins with another letter ("amber toucan cleanup",
+    "umber toucan cleanup": two projects; ``fuzz.ratio`` 95, one letter in twenty). A
+    misspelling seldom changes a word's first letter, a different word of the same shape
+    always does, and one letter apart in a 20-letter name reaches ``AUTO_MERGE_SCORE`` exactly
+    (longer ones pass it): such a pair is suggested to a person, never merged."""
+    words, others = key.split(), other.split()
+    return len(words) == len(others) and any(
+        a != b and a[:1] != b[:1] for a, b in zip(words, others, strict=True))
 
 
 def compatible_types(a: str, b: str) -> bool:
@@ -69,13 +93,13 @@ class NameIndex:
         self.by_type.setdefault(entity_type, {})[pk] = match_key(normalized)
         self.last_id = max(self.last_id, pk)
 
-    def candidates(self, normalized: str, entity_type: str) -> list[tuple[int, float, str]]:
-        """Fuzzy candidates ``(entity id, score, type)``, best first, at least SUGGEST_SCORE."""
+    def candidates(self, normalized: str, entity_type: str) -> list[Candidate]:
+        """Fuzzy candidates, best first, scoring at least SUGGEST_SCORE."""
         if len(normalized) < MIN_FUZZY_LENGTH:
             return []
         key = match_key(normalized)
         numbers = _NUMBER.findall(key)
-        found: list[tuple[int, float, str]] = []
+        found: list[Candidate] = []
         for other_type, names in self.by_type.items():
             if not compatible_types(entity_type, other_type) or not names:
                 continue
@@ -85,8 +109,12 @@ class NameIndex:
                 # "502 Errors" and "500 Errors", "Q3 Plan" and "Q4 Plan": one digit apart in
                 # spelling, never the same thing.
                 if _NUMBER.findall(other) == numbers:
-                    found.append((pk, float(score), other_type))
-        found.sort(key=lambda c: (-c[1], c[0]))
+                    found.append(Candidate(
+                        pk, float(score), other_type,
+                        score >= AUTO_MERGE_SCORE and not is_another_word(key, other)))
+        # A merge only where sure: a candidate that may be merged comes before one as alike
+        # that may not (the latter is still suggested).
+        found.sort(key=lambda c: (-c.score, not c.automatic, c.pk))
         return found
 
 
@@ -177,13 +205,13 @@ def resolve_entities(
     }
     result = Resolution(entities={}, created=[], suggestions=[], automatic_merges=[])
     to_create: dict[str, Entity] = {}
-    fuzzy: dict[str, list[tuple[int, float, str]]] = {}
+    fuzzy: dict[str, list[Candidate]] = {}
     for (name, entity_type), key in keyed.items():
         if not key or key in found or key in to_create:
             continue
         candidates = names.index.candidates(key, entity_type)
         best = candidates[0] if candidates else None
-        if best and best[1] >= AUTO_MERGE_SCORE and best[2] == entity_type:
+        if best and best.automatic and best.type == entity_type:
             fuzzy[key] = [best]
         else:
             fuzzy[key] = candidates
@@ -212,14 +240,14 @@ def resolve_entities(
 def _apply_fuzzy_matches(
     graph: Graph,
     created: list[Entity],
-    fuzzy: dict[str, list[tuple[int, float, str]]],
+    fuzzy: dict[str, list[Candidate]],
     found: dict[str, Entity],
     result: Resolution,
     now: datetime,
 ) -> None:
     from memory.merges import merge_entities
 
-    wanted = {pk for cands in fuzzy.values() for pk, _, _ in cands}
+    wanted = {c.pk for cands in fuzzy.values() for c in cands}
     if not wanted:
         return
     # The index is a hint (another process may have merged since); the database decides.
@@ -228,17 +256,17 @@ def _apply_fuzzy_matches(
     # one insert (two candidates may share a canonical entity: the first, best one counts).
     suggestions: dict[tuple[int, int], MergeSuggestion] = {}
     for entity in created:
-        candidates = [c for c in fuzzy.get(entity.normalized_name, []) if c[0] in existing]
+        candidates = [c for c in fuzzy.get(entity.normalized_name, []) if c.pk in existing]
         if not candidates:
             continue
-        best_pk, best_score, best_type = candidates[0]
-        into = existing[best_pk]
-        if best_score >= AUTO_MERGE_SCORE and best_type == entity.type and into.pk != entity.pk:
-            record = merge_entities(into, entity, automatic=True, score=best_score, now=now)
+        best = candidates[0]
+        into = existing[best.pk]
+        if best.automatic and best.type == entity.type and into.pk != entity.pk:
+            record = merge_entities(into, entity, automatic=True, score=best.score, now=now)
             result.automatic_merges.append(record)
             found[entity.normalized_name] = into
             continue
-        for pk, score, _ in candidates:
+        for pk, score, *_ in candidates:
             into = existing[pk]
             if into.pk == entity.pk or (entity.pk, into.pk) in suggestions:
                 continue

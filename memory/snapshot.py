@@ -8,6 +8,7 @@ only for the clusters that changed.
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
@@ -18,10 +19,18 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
-from memory.engine.stalled import ItemState, item_states
+from memory.engine.stalled_memo import StallMemo, detect_stalls, memo_from_bytes
 from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
-from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation
+from memory.models import (
+    Entity,
+    Episode,
+    Fact,
+    FactEvidence,
+    Graph,
+    Observation,
+    StalledItemsMemo,
+)
 from memory.names import normalize_name
 from memory.ontology import Ontology
 
@@ -422,22 +431,16 @@ STALL_TYPES = ("WorkItem", "Issue")
 """The entities that can be stalled: work and the issues customers report."""
 
 
-def load_stall_states(
+def find_stalled_items(
     graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime,
     boilerplate: Set[int] = frozenset(), shown: Set[int] = frozenset(),
-    unstuck_status_ids: Set[int] = frozenset(),
-) -> list[ItemState]:
-    """The states of the graph's work items and issues that may be stalled, as stalled-item
-    detection reads them (``memory.engine.stalled``), loading only what it needs: the graph's
-    work items and issues (one query), when their statuses, dependencies and reports began (one
-    query over those facts), and the updates' reference times only for the items that may be
-    "on the agenda" (nothing gives them a state, and at least ``after_weeks`` updates mention
-    them).
-
-    Only items that may be stalled are built (at 100,000 updates most items have a state, and
-    building every one cost seconds): an item with no state fact begun ``after_weeks`` weeks
-    before ``as_of``, one in a status of ``unstuck_status_ids`` or one with a dependency in
-    ``shown`` (waiting in a chain) cannot be — ``find_stall``'s own rules, read here first.
+    unstuck_status_ids: Set[int] = frozenset(), memo: StallMemo | None = None,
+) -> tuple[StallMemo, int]:
+    """The graph's stalled work items and issues at ``as_of`` as this run's memo
+    (``memory.engine.stalled_memo.detect_stalls``), and how many items were examined: with the
+    last run's ``memo``, only the items whose inputs changed since or whose moment came; the
+    database is asked when their states began (one query over those facts) and, for the items
+    that may be "on the agenda", when the updates mentioning them were written.
 
     ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
     left out: a weekly template's "blocked on the security review" does not make anything
@@ -446,40 +449,21 @@ def load_stall_states(
         rows = [row for row in rows if row[1] not in boilerplate]
     kinds = set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
                 .values_list("pk", flat=True))
-    if not kinds:
-        return []
-    item_of: dict[int, int] = {}
-    excluded: set[int] = set()
-    for row in rows:  # indexing, not unpacking: this runs over every row of the graph
-        relation = row[3]
-        if relation in _STATE_RELATIONS:
-            item = row[4] if relation == "REPORTED" else row[2]
-            if item in kinds:
-                item_of[row[1]] = item
-                if (relation == "DEPENDS_ON" and row[1] in shown) or (
-                        relation == "HAS_STATUS" and row[4] in unstuck_status_ids):
-                    excluded.add(item)
-    lasted = as_of - timedelta(weeks=max(after_weeks, 1))
-    wanted = {fact for fact, item in item_of.items() if item not in excluded}
-    valid_at = dict(_select_by_ids(Fact, ("id", "valid_at"), wanted))
-    candidates = {item_of[fact] for fact, began in valid_at.items() if began <= lasted}
-    states = item_states(rows, valid_at, candidates)
-    # "On the agenda": items nothing gives a state, mentioned by enough updates.
-    stated = set(item_of.values())
-    mentioned: dict[int, set[int]] = defaultdict(set)
-    for row in rows:
-        for end in (row[2], row[4]):
-            if end in kinds and end not in stated:
-                mentioned[end].add(row[0])
-    agenda = {item for item, episodes in mentioned.items() if len(episodes) >= after_weeks}
-    if agenda:
-        times = dict(_select_by_ids(Episode, ("id", "reference_time"),
-                                    {e for item in agenda for e in mentioned[item]}))
-        states += item_states(rows, valid_at, agenda, times)
-    return states
+    return detect_stalls(
+        rows, kinds, as_of=as_of, after_weeks=after_weeks,
+        unstuck_status_ids=unstuck_status_ids, shown=shown, memo=memo,
+        load_valid_at=lambda facts: dict(_select_by_ids(Fact, ("id", "valid_at"), facts)),
+        load_reference_times=lambda episodes: dict(
+            _select_by_ids(Episode, ("id", "reference_time"), episodes)),
+    )
 
 
-_STATE_RELATIONS = frozenset({"HAS_STATUS", "DEPENDS_ON", "REPORTED"})
+def load_stalled_items_memo(graph: Graph) -> StallMemo | None:
+    """The memo the graph's last run left (``None``: none, or of an older format)."""
+    row = StalledItemsMemo.objects.filter(graph=graph).values_list("data", flat=True).first()
+    if row is None:
+        return None
+    return memo_from_bytes(zlib.decompress(bytes(row)))
 
 
 def load_stall_anchors(graph: Graph) -> dict[int, int]:

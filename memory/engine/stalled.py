@@ -115,6 +115,9 @@ class Stall:
     weeks_mentioned: int = 0
     """``agenda``: the distinct weeks with a mention among the last ``weeks_counted``."""
     weeks_counted: int = 0
+    last_said: datetime | None = None
+    """When an update last stated it (the latest of ``episode_ids``), where known: a stall
+    nobody has restated for ``after_weeks`` weeks has gone quiet (``is_quiet``)."""
 
     @property
     def weeks(self) -> int:
@@ -133,6 +136,7 @@ class Stall:
             "others": list(self.other_ids),
             "weeks_mentioned": self.weeks_mentioned,
             "weeks_counted": self.weeks_counted,
+            "last_said": self.last_said.isoformat() if self.last_said else None,
         }
 
 
@@ -215,6 +219,34 @@ def find_stalls(
 ) -> tuple[Stall, ...]:
     found = (find_stall(item, as_of, after_weeks, unstuck_status_ids, shown) for item in items)
     return tuple(sorted((s for s in found if s is not None), key=lambda s: s.item_id))
+
+
+def is_quiet(stall: Stall, after_weeks: int) -> bool:
+    """Nobody has stated the state for ``after_weeks`` weeks: it is only known from the updates
+    that said it then (a workstream whose updates stopped, not an item someone keeps
+    reporting stuck)."""
+    return stall.last_said is not None and stall.last_said <= stall.as_of - max(
+        int(after_weeks), 1) * WEEK
+
+
+def stalls_to_show(
+    stalls: Iterable[Stall], shown: Set[int], after_weeks: int
+) -> tuple[tuple[Stall, ...], tuple[Stall, ...]]:
+    """(the stalls shown as observations of their own, the stalls shown within a pattern).
+
+    A stall that has gone quiet (``is_quiet``) and whose every fact is already a published
+    pattern's evidence is the pattern's to show: the pattern holds the item and the update
+    that last said its state, and its window says how long ago that was. A stall someone keeps
+    restating, or that no pattern holds (a tracker's item alone, "in status NEW since 2008"),
+    is an observation of its own."""
+    own: list[Stall] = []
+    within: list[Stall] = []
+    for stall in stalls:
+        if is_quiet(stall, after_weeks) and all(f in shown for f in stall.fact_ids):
+            within.append(stall)
+        else:
+            own.append(stall)
+    return tuple(own), tuple(within)
 
 
 def stall_cluster(stall: Stall) -> Cluster:

@@ -9,7 +9,7 @@ import pytest
 
 from memory.models import Alias, Entity, Graph, MergeRecord, MergeSuggestion
 from memory.names import display_name, normalize_name
-from memory.resolution import resolve_entities
+from memory.resolution import is_another_word, resolve_entities
 from tests.factories import EntityFactory
 
 NOW = datetime(2026, 11, 23, tzinfo=UTC)
@@ -85,6 +85,33 @@ def test_a_likely_match_becomes_a_suggestion_not_a_merge(graph: Graph) -> None:
     assert (suggestion.entity, suggestion.into) == (resolved, existing)
     assert 85 <= suggestion.score < 95
     assert not MergeRecord.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("written", ["Umber Toucan Cleanup", "Umber Toucan 2 Migration"])
+def test_names_alike_but_for_a_word_with_another_first_letter_are_suggested_not_merged(
+    graph: Graph, written: str,
+) -> None:
+    """Amber and Umber: two codenames one letter apart (95.0 at twenty letters, more beyond)."""
+    existing = EntityFactory(graph=graph, name=written.replace("Umber", "Amber"))
+
+    (resolved,) = resolve(graph, (written, "WorkItem"))
+
+    assert resolved != existing and resolved.name == written
+    suggestion = MergeSuggestion.objects.get(graph=graph)
+    assert (suggestion.into, suggestion.score >= 95) == (existing, True)
+    assert not MergeRecord.objects.exists()
+
+
+@pytest.mark.parametrize(("key", "other", "another"), [
+    ("amber toucan cleanup", "umber toucan cleanup", True),
+    ("payments integration", "paymnets integration", False),
+    ("checkout flow", "checkout flow redesign", False),
+])
+def test_another_word_is_one_that_begins_with_another_letter(
+    key: str, other: str, another: bool,
+) -> None:
+    assert is_another_word(key, other) is another
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memory.models import Graph, Observation
+from memory.models import Graph, Observation, PipelineRun, StalledItemsMemo
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
 
@@ -118,3 +118,25 @@ def test_a_longer_threshold_waits_longer(graph: Graph, ingest: IngestFn) -> None
 
     assert stalled(graph) == []
     assert run_pipeline(graph).settings["stalled_after_weeks"] == 8  # type: ignore[union-attr]
+
+
+def test_a_run_after_another_examines_only_the_items_whose_updates_changed(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(5), "The audit report is stalled."),
+        update("b", "Bob", weeks_ago(4), "The search rewrite is in review."),
+    ])
+    first = run_pipeline(graph)
+    assert first is not None and first.counts["stalled"] == 2
+    assert StalledItemsMemo.objects.get(graph=graph).run_id == first.pk
+
+    ingest(graph, [update("c", "Bob", weeks_ago(0), "The search rewrite is done.")])
+    run(graph)
+
+    # The run that processing started examined the one item the new update is about; the
+    # one started here found nothing new and examined none.
+    runs = PipelineRun.objects.filter(graph=graph, pk__gt=first.pk).order_by("pk")
+    assert [r.counts["stalled_examined"] for r in runs] == [1, 0]
+    assert [o.name.split(" stalled since ")[0] for o in stalled(graph)] == ["Audit Report"]
+    assert StalledItemsMemo.objects.get(graph=graph).run_id == runs.reverse()[0].pk

@@ -3,6 +3,7 @@ the same item's earlier view; its words."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from uuid import UUID
 
@@ -24,9 +25,11 @@ from memory.engine.stalled import (
     StateFact,
     find_stall,
     find_stalls,
+    is_quiet,
     item_states,
     stall_cluster,
     stall_structure,
+    stalls_to_show,
 )
 from memory.engine.template_summary import summarize_with_template
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Summary, validate_summary
@@ -334,3 +337,39 @@ def test_an_agenda_item_reads_on_the_agenda_in_k_of_the_last_n_weeks() -> None:
     assert summary.name == "API Migration on the agenda in 4 of the last 5 weeks"
     assert summary.summary == ("API Migration has been on the agenda in 4 of the last 5 weeks: "
                                "4 updates mention it since 20 Nov.")
+
+
+# --- Which stalls are observations of their own ----------------------------------------------
+
+
+def said(stall: Stall, weeks: float) -> Stall:
+    return replace(stall, last_said=weeks_ago(weeks))
+
+
+def test_a_stall_gone_quiet_inside_a_pattern_is_the_patterns_to_show() -> None:
+    stall = stall_of(ItemState(ITEM, statuses=(status(10, IN_REVIEW, weeks_ago(5)),)))
+    assert stall is not None
+
+    own, within = stalls_to_show([said(stall, 5)], shown={10}, after_weeks=3)
+
+    assert (own, within) == ((), (said(stall, 5),))
+
+
+def test_a_stall_someone_keeps_restating_is_its_own_observation_inside_a_pattern_too() -> None:
+    stall = stall_of(ItemState(ITEM, statuses=(status(10, IN_REVIEW, weeks_ago(5), 1, 2),)))
+    assert stall is not None
+
+    own, within = stalls_to_show([said(stall, 1)], shown={10}, after_weeks=3)
+
+    assert (own, within) == ((said(stall, 1),), ())
+    assert not is_quiet(said(stall, 1), 3) and is_quiet(said(stall, 3), 3)
+
+
+def test_a_quiet_stall_no_pattern_holds_is_its_own_observation() -> None:
+    """A tracker's item alone, "in status NEW since 2008": nothing else shows it."""
+    stall = stall_of(ItemState(ITEM, statuses=(status(10, IN_REVIEW, weeks_ago(900)),)))
+    assert stall is not None
+
+    own, within = stalls_to_show([said(stall, 900)], shown={11}, after_weeks=3)
+
+    assert (own, within) == ((said(stall, 900),), ())
