@@ -554,3 +554,57 @@ def test_settings_read_a_graphs_overrides_and_ignore_unrelated_keys() -> None:
 def test_bad_settings_are_refused_naming_the_field(overrides: dict, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         ClusteringSettings.from_mapping(overrides)
+
+
+# -- what the audit records of an oversized component, figure by figure (issue #18) ------------
+
+NO_HUBS = {"hub_min_episodes": 1000, "hub_candidate_cap": 1000}
+
+
+def two_trees_and_an_issue_glued_by_ownerships() -> Story:
+    """Four items waiting on Alpha Core (updates 1–4), two on Beta Core (5–6), one report (7);
+    two ownerships restated across them glue everything into one component."""
+    story = Story().declare("Customer", "Acme").declare("Issue", "Outage")
+    infra, tools = ("Ops", "RESPONSIBLE_FOR", "Infra"), ("Ops", "RESPONSIBLE_FOR", "Tools")
+    for i in range(1, 5):
+        glue = [infra] if i == 1 else [tools] if i == 2 else []
+        story.episode("", (f"A{i}", "DEPENDS_ON", "Alpha Core"), *glue)
+    for i in range(1, 3):
+        story.episode("", (f"B{i}", "DEPENDS_ON", "Beta Core"), infra if i == 1 else tools)
+    story.episode("", ("Acme", "REPORTED", "Outage"), infra)
+    return story
+
+
+def test_a_split_records_its_parts_the_parts_dropped_and_the_signatures_it_cut() -> None:
+    # A part exactly at the size cap is not oversized; one exactly at the minimum is kept.
+    clusters, audit = cluster(two_trees_and_an_issue_glued_by_ownerships(),
+                              max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4), (5, 6)]
+    assert audit["splits"] == [{
+        "component": 1, "episodes": 7, "method": "structure", "parts": [4, 2],
+        "dropped_parts": [1], "dropped_episodes": 1, "still_oversized": [],
+        "cut_signatures": 2,  # Ops owning Infra (3 parts) and Ops owning Tools (2 parts)
+    }]
+
+
+def test_a_component_with_one_structure_is_recorded_as_kept_whole_and_why() -> None:
+    story = Story()
+    for i in range(5):
+        story.episode("", (f"Item {i}", "DEPENDS_ON", "Auth Refactor"))
+
+    clusters, audit = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [len(c.episode_ids) for c in clusters] == [5]
+    assert audit["splits"] == [{
+        "component": 1, "episodes": 5, "method": "none", "parts": [5], "dropped_parts": [],
+        "dropped_episodes": 0, "still_oversized": [5], "cut_signatures": 0,
+        "reason": "one structure: no separate dependency trees or issues to cut along",
+    }]
+
+
+def test_a_whole_number_given_as_a_decimal_is_read_as_an_integer_and_a_fraction_refused() -> None:
+    assert type(ClusteringSettings.from_mapping({"max_cluster_episodes": 80.0})
+                .max_cluster_episodes) is int
+    with pytest.raises(ValueError, match="max_cluster_episodes must be an integer"):
+        ClusteringSettings.from_mapping({"max_cluster_episodes": 80.5})
