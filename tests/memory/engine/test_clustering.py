@@ -608,3 +608,40 @@ def test_a_whole_number_given_as_a_decimal_is_read_as_an_integer_and_a_fraction_
                 .max_cluster_episodes) is int
     with pytest.raises(ValueError, match="max_cluster_episodes must be an integer"):
         ClusteringSettings.from_mapping({"max_cluster_episodes": 80.5})
+
+
+def test_a_signature_cut_by_a_split_keeps_in_each_part_only_that_parts_updates_and_facts() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech", "Umbrella")
+    story.declare("Issue", "Outage", "Slowness").declare("Product", "Checkout")
+    ops = ("Ops", "RESPONSIBLE_FOR", "Infra")
+    outage_affects = ("Outage", "AFFECTS", "Checkout")
+    story.episode("", ("Acme", "REPORTED", "Outage"), outage_affects, ops)
+    story.episode("", ("Globex", "REPORTED", "Outage"), outage_affects, ops)
+    story.episode("", ("Initech", "REPORTED", "Slowness"), ("Slowness", "AFFECTS", "Checkout"),
+                  ops)
+    story.episode("", ("Umbrella", "REPORTED", "Slowness"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=3, **NO_HUBS)
+
+    outage, slowness = clusters
+    assert (outage.episode_ids, slowness.episode_ids) == ((1, 2), (3, 4))
+    links = {(link.source_id, link.relation, link.target_id): (link.episode_ids, link.fact_ids)
+             for link in outage.links}
+    # Checkout's AFFECTS signature and Ops' ownership ran into the other part: cut to this one.
+    assert links[(None, "AFFECTS", story.id("Checkout"))] == (
+        (1, 2), (story.fact(*outage_affects),))
+    assert links[(story.id("Ops"), "RESPONSIBLE_FOR", story.id("Infra"))] == (
+        (1, 2), (story.fact(*ops),))
+
+
+def test_an_update_about_no_structure_goes_with_the_structure_its_signatures_lead_to() -> None:
+    story = Story()
+    story.episode("", ("A1", "DEPENDS_ON", "Alpha Core"), ("Ann", "RESPONSIBLE_FOR", "A1"))
+    story.episode("", ("A2", "DEPENDS_ON", "Alpha Core"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta Core"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B2", "DEPENDS_ON", "Beta Core"))
+    ownership_again = story.episode("", ("Ann", "RESPONSIBLE_FOR", "A1"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, ownership_again), (3, 4)]
