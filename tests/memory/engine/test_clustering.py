@@ -645,3 +645,17 @@ def test_an_update_about_no_structure_goes_with_the_structure_its_signatures_lea
     clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
 
     assert [c.episode_ids for c in clusters] == [(1, 2, ownership_again), (3, 4)]
+
+
+def test_an_update_about_two_trees_goes_with_the_one_most_of_its_facts_are_about() -> None:
+    story = Story()
+    story.episode("", ("X1", "DEPENDS_ON", "X Core"))
+    story.episode("", ("X2", "DEPENDS_ON", "X Core"))
+    story.episode("", ("Y1", "DEPENDS_ON", "Y Core"))
+    story.episode("", ("Y2", "DEPENDS_ON", "Y Core"))
+    mostly_y = story.episode("", ("X3", "DEPENDS_ON", "X Core"), ("Y3", "DEPENDS_ON", "Y Core"),
+                             ("Y4", "DEPENDS_ON", "Y Core"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2), (3, 4, mostly_y)]

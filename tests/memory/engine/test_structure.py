@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 from memory.engine.clustering import cluster_episodes
@@ -544,3 +545,23 @@ def test_a_tracker_whose_items_are_all_done_holds_nothing_up() -> None:
 
     assert structure.kind == DEPENDENCY_CHAIN
     assert structure.dependency.root_blockers == ()  # type: ignore[union-attr]
+
+
+def test_a_cycle_is_stored_with_its_members() -> None:
+    story = Story()
+    story.episode("Alice", ("Search", "DEPENDS_ON", "Index"), ("Index", "DEPENDS_ON", "Search"))
+    story.episode("Bob", ("Reports", "DEPENDS_ON", "Search"))
+
+    stored = analyse(story).as_dict()
+
+    assert stored["dependency"]["cycles"] == [sorted([story.id("Search"), story.id("Index")])]
+
+
+def test_a_stalled_items_structure_stores_its_stall() -> None:
+    class Stall:  # what memory.engine.stalled gives: anything that stores itself as a dict
+        def as_dict(self) -> dict[str, object]:
+            return {"item": 7, "state": "blocked", "weeks": 3}
+
+    structure = replace(analyse(seed_story()), stalled=Stall())
+
+    assert structure.as_dict()["stalled"] == {"item": 7, "state": "blocked", "weeks": 3}
