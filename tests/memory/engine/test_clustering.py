@@ -659,3 +659,94 @@ def test_an_update_about_two_trees_goes_with_the_one_most_of_its_facts_are_about
     clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
 
     assert [c.episode_ids for c in clusters] == [(1, 2), (3, 4, mostly_y)]
+
+
+# -- the hub candidates' audit, figure by figure and in words (issue #18) ----------------------
+
+BUDGET = ("Org", "RESPONSIBLE_FOR", "Budget")
+GUILD = ("Lead", "RESPONSIBLE_FOR", "Guild")
+INFRA = ("Ops", "RESPONSIBLE_FOR", "Infra")
+
+
+def four_kinds_of_hub_candidate() -> Story:
+    """19 updates and four signatures on 3 or 4 of them, each judged for another reason:
+    the budget line is boilerplate (an aside restated across four unrelated pairs), the guild
+    ownership is connected to what its updates say, the refactor is an aside but many different
+    dependencies, the infra line a restated aside whose updates are connected anyway."""
+    story = Story()
+    for a, b in [("P1", "W1"), ("P2", "W2"), ("Org", "Team")]:
+        story.episode("", (a, "RESPONSIBLE_FOR", b), BUDGET)
+    for a, b in [("P1", "W1"), ("P2", "W2"), ("Org", "Team")]:
+        story.episode("", (a, "RESPONSIBLE_FOR", b))
+    story.episode("", GUILD, ("Lead", "RESPONSIBLE_FOR", "Plan"))
+    story.episode("", GUILD, ("Guild", "RESPONSIBLE_FOR", "Event"))
+    story.episode("", GUILD, ("X", "RESPONSIBLE_FOR", "Y"))
+    story.episode("", ("S1", "DEPENDS_ON", "Refactor"), ("M1", "RESPONSIBLE_FOR", "N1"))
+    story.episode("", ("S2", "DEPENDS_ON", "Refactor"), ("M2", "RESPONSIBLE_FOR", "N2"))
+    # What the refactor itself waits on, next to who owns it: connected through the refactor.
+    story.episode("", ("Refactor", "DEPENDS_ON", "Vendor"), ("Kim", "RESPONSIBLE_FOR", "Refactor"))
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"))
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"), ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", ("U1", "RESPONSIBLE_FOR", "V1"))
+    story.episode("", ("U2", "RESPONSIBLE_FOR", "V2"))
+    story.episode("", ("P3", "RESPONSIBLE_FOR", "W3"), BUDGET)
+    story.episode("", ("P3", "RESPONSIBLE_FOR", "W3"))
+    return story
+
+
+def test_every_hub_candidate_is_audited_with_its_figures_and_the_reason_in_words() -> None:
+    story = four_kinds_of_hub_candidate()
+
+    _, audit = cluster(story, hub_min_episodes=3)
+
+    def signature(source: str | None, relation: str, target: str) -> dict:
+        return {"source": story.id(source) if source else None, "relation": relation,
+                "target": story.id(target)}
+
+    assert audit["hub_candidates"] == [
+        {"signature": signature(*BUDGET), "episodes": 4, "share": 0.2105, "facts": 1,
+         "restated_share": 0.75, "multi_fact_episodes": 4, "aside_episodes": 3,
+         "alone_episodes": 0, "aside_ratio": 0.75, "bridged_groups": 4, "suppressed": True,
+         "reason": "suppressed: a restated aside (1 facts over 4 episodes, an aside in 3 of 4 "
+                   "multi-fact episodes, alone in 0), bridging 4 otherwise separate groups"},
+        {"signature": signature(None, "CHAIN", "Refactor"), "episodes": 3, "share": 0.1579,
+         "facts": 3, "restated_share": 0.0, "multi_fact_episodes": 3, "aside_episodes": 2,
+         "alone_episodes": 0, "aside_ratio": 0.6667, "bridged_groups": None, "suppressed": False,
+         "reason": "kept: an aside, but 3 different facts over 3 episodes: many things pointing "
+                   "at one target, not one statement restated"},
+        {"signature": signature(*GUILD), "episodes": 3, "share": 0.1579, "facts": 1,
+         "restated_share": 0.6667, "multi_fact_episodes": 3, "aside_episodes": 1,
+         "alone_episodes": 0, "aside_ratio": 0.3333, "bridged_groups": None, "suppressed": False,
+         "reason": "kept: connected to the rest of its update in 2 of 3 multi-fact episodes"},
+        {"signature": signature(*INFRA), "episodes": 3, "share": 0.1579, "facts": 1,
+         "restated_share": 0.6667, "multi_fact_episodes": 3, "aside_episodes": 3,
+         "alone_episodes": 0, "aside_ratio": 1.0, "bridged_groups": 1, "suppressed": False,
+         "reason": "kept: a restated aside (an aside in 3 of 3 multi-fact episodes, alone in 0), "
+                   "but its episodes are connected without it"},
+    ]
+
+
+def test_a_candidate_exactly_at_every_threshold_is_suppressed() -> None:
+    # The budget line: an aside in 3 of 4 updates (0.75), 0.75 restated, bridging 4 groups.
+    _, audit = cluster(four_kinds_of_hub_candidate(), hub_min_episodes=3, hub_aside_ratio=0.75,
+                       hub_min_restated_share=0.75, hub_min_bridged_groups=4)
+
+    budget = audit["hub_candidates"][0]
+    assert (budget["aside_ratio"], budget["restated_share"], budget["bridged_groups"]) == (
+        0.75, 0.75, 4)
+    assert budget["suppressed"] is True
+
+
+def test_a_restated_aside_bridging_fewer_groups_than_asked_is_kept_and_still_links_them() -> None:
+    story = Story()
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", ("Q1", "RESPONSIBLE_FOR", "R1"))
+
+    clusters, audit = cluster(story, hub_min_episodes=3, hub_min_bridged_groups=3)
+
+    (infra,) = audit["hub_candidates"]
+    assert (infra["bridged_groups"], infra["suppressed"]) == (2, False)
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4)]
