@@ -750,3 +750,23 @@ def test_a_restated_aside_bridging_fewer_groups_than_asked_is_kept_and_still_lin
     (infra,) = audit["hub_candidates"]
     assert (infra["bridged_groups"], infra["suppressed"]) == (2, False)
     assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4)]
+
+
+def test_a_suppressed_dependency_footer_plays_no_part_in_how_a_component_is_split() -> None:
+    # "Atlas depends on the review" is restated as a footer in three unrelated updates: it is
+    # suppressed, and must not pull the updates it sits in out of their own trees.
+    story = Story()
+    footer = ("Atlas", "DEPENDS_ON", "Review")
+    story.episode("", footer, ("A1", "DEPENDS_ON", "Alpha"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    for i in range(2, 5):
+        story.episode("", (f"A{i}", "DEPENDS_ON", "Alpha"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", footer, ("B2", "DEPENDS_ON", "Beta"))
+    story.episode("", footer, ("U1", "RESPONSIBLE_FOR", "V1"))
+    story.episode("", ("U1", "RESPONSIBLE_FOR", "V1"))
+
+    result = cluster_episodes(story.rows, LINKING, story.authors,
+                              ClusteringSettings(hub_min_episodes=3, max_cluster_episodes=4))
+
+    assert result.suppressed_fact_ids == {story.fact(*footer)}
+    assert [c.episode_ids for c in result.clusters] == [(1, 2, 3, 4), (5, 6), (7, 8)]
