@@ -770,3 +770,16 @@ def test_a_suppressed_dependency_footer_plays_no_part_in_how_a_component_is_spli
 
     assert result.suppressed_fact_ids == {story.fact(*footer)}
     assert [c.episode_ids for c in result.clusters] == [(1, 2, 3, 4), (5, 6), (7, 8)]
+
+
+def test_the_audit_counts_the_updates_signatures_and_what_was_suppressed() -> None:
+    clusters, audit = cluster(four_kinds_of_hub_candidate(), hub_min_episodes=3)
+
+    # 21 signatures, 10 of them on two updates or more; 7 pairs and triples are left once the
+    # budget line is suppressed (the two one-off updates join nothing).
+    assert {k: v for k, v in audit.items() if k not in ("hub_candidates", "settings")} == {
+        "episodes": 19, "rows": 33, "signatures": 21, "shared_signatures": 10,
+        "hub_threshold": 3, "suppressed_signatures": 1, "suppressed_facts": 1,
+        "components": 7, "clusters": 7, "clustered_episodes": 17, "splits": [],
+    }
+    assert len(clusters) == 7
