@@ -783,3 +783,14 @@ def test_the_audit_counts_the_updates_signatures_and_what_was_suppressed() -> No
         "components": 7, "clusters": 7, "clustered_episodes": 17, "splits": [],
     }
     assert len(clusters) == 7
+
+
+def test_a_fact_restated_in_two_updates_is_cited_once_by_the_link_it_makes() -> None:
+    story = seed_story()
+    (seed,), _ = cluster(story)
+
+    owns = next(link for link in seed.links
+                if link.signature == Signature("RESPONSIBLE_FOR", story.id("Auth Service Refactor"),
+                                               story.id("Backend Team")))
+
+    assert owns.fact_ids == (story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),)
