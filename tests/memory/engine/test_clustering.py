@@ -793,4 +793,5 @@ def test_a_fact_restated_in_two_updates_is_cited_once_by_the_link_it_makes() -> 
                 if link.signature == Signature("RESPONSIBLE_FOR", story.id("Auth Service Refactor"),
                                                story.id("Backend Team")))
 
-    assert owns.fact_ids == (story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),)
+    assert owns.fact_ids == (
+        story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),)
