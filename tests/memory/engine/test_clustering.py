@@ -795,3 +795,40 @@ def test_a_fact_restated_in_two_updates_is_cited_once_by_the_link_it_makes() -> 
 
     assert owns.fact_ids == (
         story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),)
+
+
+def test_a_component_exactly_at_the_size_cap_is_not_split() -> None:
+    story = Story()
+    story.episode("", ("A1", "DEPENDS_ON", "Alpha"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("A2", "DEPENDS_ON", "Alpha"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B2", "DEPENDS_ON", "Beta"))
+
+    clusters, audit = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4)]
+    assert audit["splits"] == []
+
+
+def test_splits_are_audited_in_the_order_of_their_components_first_update() -> None:
+    # Two oversized components whose updates interleave: X holds 1, 4, 5, Y holds 2, 3, 6.
+    story = Story()
+    for episode, (tree, item) in enumerate(
+            [("X", "X1"), ("Y", "Y1"), ("Y", "Y2"), ("X", "X2"), ("X", "X3"), ("Y", "Y3")]):
+        story.episode("", (item, "DEPENDS_ON", f"{tree} Core"), day=episode)
+
+    _, audit = cluster(story, max_cluster_episodes=2, **NO_HUBS)
+
+    assert [split["component"] for split in audit["splits"]] == [1, 2]
+
+
+def test_an_update_naming_an_item_at_both_ends_of_a_dependency_hides_no_other_link() -> None:
+    # Update 1 says A waits on X and X on B: X's signature twice in one update links nothing.
+    story = Story()
+    story.episode("", ("A", "DEPENDS_ON", "X"), ("X", "DEPENDS_ON", "B"))
+    story.episode("Ann", ("Ann", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Ann", ("Ann", "RESPONSIBLE_FOR", "Search"))
+
+    clusters, _ = cluster(story)
+
+    assert [c.episode_ids for c in clusters] == [(2, 3)]
