@@ -832,3 +832,39 @@ def test_an_update_naming_an_item_at_both_ends_of_a_dependency_hides_no_other_li
     clusters, _ = cluster(story)
 
     assert [c.episode_ids for c in clusters] == [(2, 3)]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"min_cluster_episodes": 2, "max_cluster_episodes": 2},
+        {"hub_min_episodes": 2, "hub_candidate_cap": 2, "hub_min_bridged_groups": 1},
+        {"hub_min_share": 1.0, "hub_aside_ratio": 0.0, "hub_min_restated_share": 0.0},
+        {"hub_aside_ratio": 1.0, "hub_min_restated_share": 1.0},
+    ],
+)
+def test_settings_at_the_edges_of_their_ranges_are_accepted(overrides: dict) -> None:
+    settings = ClusteringSettings.from_mapping(overrides)
+
+    assert {name: getattr(settings, name) for name in overrides} == overrides
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"hub_min_episodes": 1}, "hub_min_episodes is out of range: 1"),
+        ({"hub_min_share": 0.0}, "hub_min_share is out of range: 0.0"),
+        ({"hub_min_share": 1.5}, "hub_min_share is out of range: 1.5"),
+        ({"hub_candidate_cap": 1}, "hub_candidate_cap is out of range: 1"),
+        ({"hub_aside_ratio": -0.5}, "hub_aside_ratio is out of range: -0.5"),
+        ({"hub_min_restated_share": 1.5}, "hub_min_restated_share is out of range: 1.5"),
+        ({"hub_min_bridged_groups": 0}, "hub_min_bridged_groups is out of range: 0"),
+        ({"min_cluster_episodes": 3, "max_cluster_episodes": 2},
+         "max_cluster_episodes is out of range: 2"),
+    ],
+)
+def test_settings_just_outside_their_ranges_are_refused_naming_the_field_and_value(
+    overrides: dict, message: str,
+) -> None:
+    with pytest.raises(ValueError, match=f"^clustering setting {message}$"):
+        ClusteringSettings.from_mapping(overrides)
