@@ -632,6 +632,8 @@ def test_a_signature_cut_by_a_split_keeps_in_each_part_only_that_parts_updates_a
         (1, 2), (story.fact(*outage_affects),))
     assert links[(story.id("Ops"), "RESPONSIBLE_FOR", story.id("Infra"))] == (
         (1, 2), (story.fact(*ops),))
+    # In the other part each of them is on one update only: no link there.
+    assert [(link.relation, link.episode_ids) for link in slowness.links] == [("REPORTED", (3, 4))]
 
 
 def test_an_update_about_no_structure_goes_with_the_structure_its_signatures_lead_to() -> None:
