@@ -9,7 +9,7 @@ import pytest
 
 from memory.engine.clustering import cluster_episodes
 from memory.engine.structure import analyse_cluster
-from memory.engine.template_summary import summarize_with_template
+from memory.engine.template_summary import reads_plural, summarize_with_template, verb_forms
 from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Summary
 from memory.engine.types import validate_summary as problems_of
 from tests.memory.engine.stories import LINKING, Story, seed_story
@@ -370,3 +370,41 @@ def test_a_name_that_is_a_tickets_words_takes_no_article() -> None:
     assert "reported Autofill no longer works on Chrome (#11050)" in text
     assert "reported your login on the website does not work (#13509)" in text
     assert "the Autofill" not in text and "the your" not in text
+
+
+# -- words for relations and names the template has no table for (issue #18) -----------------
+
+
+@pytest.mark.parametrize(
+    ("relation", "forms"),
+    [
+        ("SUPPLIES", ("supplies", "supply")),
+        ("OWNS_SHARE_IN", ("owns share in", "own share in")),
+        ("IS_PART_OF", ("is part of", "are part of")),
+        ("HAS_ROLE_IN", ("has role in", "have role in")),
+        ("WAS_MOVED_TO", ("was moved to", "were moved to")),
+        ("TEACHES", ("teaches", "teach")),
+        ("PUSHES", ("pushes", "push")),
+        ("PASSES", ("passes", "pass")),
+        ("FIXES", ("fixes", "fix")),
+        ("BLOCKS", ("blocks", "block")),
+        ("ACCESS", ("access", "access")),
+        ("SUPPORT", ("support", "support")),
+        ("_", ("relates to", "relate to")),
+    ],
+)
+def test_a_relation_without_words_of_its_own_reads_as_a_verb_agreeing_with_its_subject(
+    relation: str, forms: tuple[str, str],
+) -> None:
+    assert verb_forms(relation) == forms
+
+
+@pytest.mark.parametrize(
+    ("name", "plural"),
+    [
+        ("Timeout Errors", True), ("Bugs", True), ("Outage", False), ("Ads", False),
+        ("Access", False), ("Status", False), ("Root Cause Analysis", False), ("", False),
+    ],
+)
+def test_a_name_ending_in_a_plural_noun_reads_plural(name: str, plural: bool) -> None:
+    assert reads_plural(name) is plural
