@@ -408,3 +408,50 @@ def test_a_relation_without_words_of_its_own_reads_as_a_verb_agreeing_with_its_s
 )
 def test_a_name_ending_in_a_plural_noun_reads_plural(name: str, plural: bool) -> None:
     assert reads_plural(name) is plural
+
+
+def summary_with(story: Story, episodes: dict) -> Summary:
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, story.entities, episodes)
+    return summarize_with_template(structure, story.facts, story.entities, episodes)
+
+
+def test_updates_known_only_by_their_authors_entity_name_that_person_and_one_day_reads_on() -> None:
+    story = Story().declare("Person", "Alice")
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    episodes = {e: info._replace(author="") for e, info in story.episodes.items()}
+
+    summary = summary_with(story, episodes)
+
+    assert summary.claims[0].text == "Alice wrote these 2 related updates on 2 Mar."
+
+
+def test_updates_without_an_author_say_their_authors_wrote_them() -> None:
+    story = Story()
+    story.episode("", ("Alice", "RESPONSIBLE_FOR", "Search"), day=0)
+    story.episode("", ("Alice", "RESPONSIBLE_FOR", "Search"), day=1)
+
+    summary = summary_of(story)
+
+    assert summary.claims[0].text == (
+        "Their authors wrote these 2 related updates between 2 Mar and 3 Mar.")
+
+
+def test_shared_context_names_the_most_shared_first_and_as_many_as_claims_allow() -> None:
+    # Nine signatures shared: one by three updates, eight by two; a summary has at most
+    # MAX_CLAIMS claims, the first of them the window.
+    story = Story().declare("Person", "Zed", "Olga")
+    shared = [("Olga", "RESPONSIBLE_FOR", f"System {i}") for i in range(1, 9)]
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"))
+
+    summary = summary_of(story)
+
+    assert len(summary.claims) == MAX_CLAIMS
+    assert summary.name == "3 updates about Zed and Zoo"
+    assert [claim.text for claim in summary.claims[1:3]] == [
+        "3 updates state that Zed is responsible for the Zoo.",
+        "2 updates state that Olga is responsible for System 1.",
+    ]
