@@ -455,3 +455,37 @@ def test_shared_context_names_the_most_shared_first_and_as_many_as_claims_allow(
         "3 updates state that Zed is responsible for the Zoo.",
         "2 updates state that Olga is responsible for System 1.",
     ]
+
+
+# -- who reported an issue, in words (issue #18) -----------------------------------------------
+
+
+def test_two_people_reporting_an_issue_read_as_people_and_as_a_pattern_worth_investigating(
+) -> None:
+    story = Story().declare("Person", "Alice", "Bob").declare("Issue", "Login Timeout")
+    story.episode("Support", ("Alice", "REPORTED", "Login Timeout"), day=0)
+    story.episode("Support", ("Bob", "REPORTED", "Login Timeout"), day=1)
+
+    summary = summary_of(story)
+
+    assert summary.name == "Login Timeout reported by 2 people"
+    assert summary.claims[0].text == (
+        "Alice (2 Mar) and Bob (3 Mar) reported the Login Timeout, a recurring pattern worth "
+        "investigating.")
+
+
+def test_reporters_of_different_kinds_read_as_reporters() -> None:
+    story = Story().declare("Person", "Alice").declare("Customer", "Acme")
+    story.declare("Issue", "Login Timeout")
+    story.episode("Support", ("Alice", "REPORTED", "Login Timeout"), day=0)
+    story.episode("Support", ("Acme", "REPORTED", "Login Timeout"), day=1)
+
+    assert summary_of(story).name == "Login Timeout reported by 2 reporters"
+
+
+def test_an_issue_reported_by_no_one_but_seen_in_several_updates_reads_as_recurring() -> None:
+    story = Story().declare("Issue", "Slow Search").declare("Product", "Search")
+    story.episode("Support", ("Slow Search", "AFFECTS", "Search"), day=0)
+    story.episode("Support", ("Slow Search", "AFFECTS", "Search"), day=1)
+
+    assert summary_of(story).name == "Slow Search recurring in 2 updates"
