@@ -9,7 +9,12 @@ import pytest
 
 from memory.engine.clustering import cluster_episodes
 from memory.engine.structure import analyse_cluster
-from memory.engine.template_summary import reads_plural, summarize_with_template, verb_forms
+from memory.engine.template_summary import (
+    duration,
+    reads_plural,
+    summarize_with_template,
+    verb_forms,
+)
 from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Summary
 from memory.engine.types import validate_summary as problems_of
 from tests.memory.engine.stories import LINKING, Story, seed_story
@@ -489,3 +494,14 @@ def test_an_issue_reported_by_no_one_but_seen_in_several_updates_reads_as_recurr
     story.episode("Support", ("Slow Search", "AFFECTS", "Search"), day=1)
 
     assert summary_of(story).name == "Slow Search recurring in 2 updates"
+
+
+@pytest.mark.parametrize(
+    ("weeks", "words"),
+    [(1, "1 week"), (103, "103 weeks"), (104, "over 1 year"), (105, "over 2 years"),
+     (261, "over 5 years"), (52 * 16 + 8, "over 16 years")],
+)
+def test_how_long_an_item_has_stalled_reads_in_weeks_and_from_104_weeks_in_whole_years(
+    weeks: int, words: str,
+) -> None:
+    assert duration(weeks) == words
