@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from memory.engine.clustering import cluster_episodes
+from memory.engine.context import EndedReport, build_context
 from memory.engine.structure import analyse_cluster
 from memory.engine.template_summary import (
     duration,
@@ -15,9 +16,9 @@ from memory.engine.template_summary import (
     summarize_with_template,
     verb_forms,
 )
-from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Summary
+from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Cluster, Summary
 from memory.engine.types import validate_summary as problems_of
-from tests.memory.engine.stories import LINKING, Story, seed_story
+from tests.memory.engine.stories import LINKING, MONDAY, Story, seed_story
 from tests.memory.engine.test_structure import login_timeouts
 
 CAUSAL = ("because", "caused by", "cause", "due to", "led to", "leads to", "results in",
@@ -505,3 +506,24 @@ def test_how_long_an_item_has_stalled_reads_in_weeks_and_from_104_weeks_in_whole
     weeks: int, words: str,
 ) -> None:
     assert duration(weeks) == words
+
+
+def test_two_customers_saying_an_issue_is_resolved_for_them_read_in_the_plural() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech")
+    story.declare("Issue", "Login Timeout")
+    for day_, customer in enumerate(["Acme", "Globex", "Initech"]):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"), day=day_)
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    ended = [EndedReport(story.fact(c, "REPORTED", "Login Timeout"), story.id(c),
+                         story.id("Login Timeout"), (e,), MONDAY, MONDAY + timedelta(days=4 + e),
+                         None) for e, c in enumerate(["Acme", "Globex"], start=1)]
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links,
+                      ended_fact_ids=tuple(r.fact_id for r in ended))
+    context = build_context(story.rows, ended_reports=ended)
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Login Timeout reported by 3 customers, 2 report it resolved"
+    assert summary.claims[1].text == (
+        "Acme (7 Mar) and Globex (8 Mar) report it resolved for them; Initech has not said so.")
