@@ -527,3 +527,30 @@ def test_two_customers_saying_an_issue_is_resolved_for_them_read_in_the_plural()
     assert summary.name == "Login Timeout reported by 3 customers, 2 report it resolved"
     assert summary.claims[1].text == (
         "Acme (7 Mar) and Globex (8 Mar) report it resolved for them; Initech has not said so.")
+
+
+def test_a_cycles_own_sentence_cites_the_dependencies_inside_the_cycle_only() -> None:
+    story = Story()
+    story.episode("Alice", ("Search", "DEPENDS_ON", "Index"), ("Index", "DEPENDS_ON", "Search"))
+    story.episode("Bob", ("Index", "DEPENDS_ON", "Search"), ("Index", "DEPENDS_ON", "Storage"),
+                  ("Reports", "DEPENDS_ON", "Search"))
+
+    cycle = next(claim for claim in summary_of(story).claims if "in a cycle" in claim.text)
+
+    assert cycle.fact_ids == tuple(sorted([story.fact("Search", "DEPENDS_ON", "Index"),
+                                           story.fact("Index", "DEPENDS_ON", "Search")]))
+
+
+def test_a_second_blocker_that_is_a_cycle_separately_blocks_in_the_plural() -> None:
+    story = Story()
+    for i in range(3):
+        story.episode(f"Person {i}", (f"Item {i}", "DEPENDS_ON", "Zeta API"),
+                      ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("Alice", ("Search", "DEPENDS_ON", "Index"), ("Index", "DEPENDS_ON", "Search"),
+                  ("Reports", "DEPENDS_ON", "Search"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+
+    summary = summary_of(story)
+
+    assert summary.claims[-1].text == (
+        "The Index and the Search, with no owner named in these updates, separately block 1 "
+        "workstream: the Reports.")
