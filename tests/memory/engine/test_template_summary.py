@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory.engine.clustering import cluster_episodes
-from memory.engine.context import EndedReport, build_context
+from memory.engine.context import EndedReport, build_context, settle_dependencies
 from memory.engine.structure import analyse_cluster
 from memory.engine.template_summary import (
     duration,
@@ -554,3 +554,30 @@ def test_a_second_blocker_that_is_a_cycle_separately_blocks_in_the_plural() -> N
     assert summary.claims[-1].text == (
         "The Index and the Search, with no owner named in these updates, separately block 1 "
         "workstream: the Reports.")
+
+
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [
+        (None, "The Meta Bug tracks Bug 1, with no status in these updates."),
+        ("Open", "The Meta Bug tracks Bug 1, which is open."),
+        ("Fixed", "The Meta Bug tracks Bug 1, which is done."),
+        ("Wontfix", "The Meta Bug tracks Bug 1, which ended without being done."),
+    ],
+)
+def test_a_tracker_of_one_item_is_named_after_it_and_says_what_became_of_it(
+    status: str | None, says: str,
+) -> None:
+    story = Story().declare("Status", "Fixed", "Wontfix", "Open")
+    story.episode("Triage", ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Dev", ("Meta Bug", "TRACKS", "Bug 1"),
+                  *([("Bug 1", "HAS_STATUS", status)] if status else []))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done,
+                            ended_status_ids={story.id("Wontfix")})
+    (cluster,) = cluster_episodes(settled.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert (summary.name, summary.claims[0].text) == ("Meta Bug tracking Bug 1", says)
