@@ -581,3 +581,24 @@ def test_a_tracker_of_one_item_is_named_after_it_and_says_what_became_of_it(
     summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
 
     assert (summary.name, summary.claims[0].text) == ("Meta Bug tracking Bug 1", says)
+
+
+def test_a_report_resolved_in_the_new_year_carries_its_year() -> None:
+    # The reports came in late December; Acme said it was resolved for them on 3 January.
+    story = Story().declare("Customer", "Acme", "Globex").declare("Issue", "Login Timeout")
+    december = datetime(2026, 12, 28, 9, 0, tzinfo=UTC)
+    story.episode("Support", ("Acme", "REPORTED", "Login Timeout"), at=december)
+    story.episode("Support", ("Globex", "REPORTED", "Login Timeout"),
+                  at=december + timedelta(days=1))
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    acme = story.fact("Acme", "REPORTED", "Login Timeout")
+    ended = EndedReport(acme, story.id("Acme"), story.id("Login Timeout"), (1,), december,
+                        datetime(2027, 1, 3, 9, 0, tzinfo=UTC), None)
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links, ended_fact_ids=(acme,))
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                build_context(story.rows, ended_reports=[ended]))
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.claims[1].text == (
+        "Acme (3 Jan 2027) reports it resolved for them; Globex has not said so.")
