@@ -602,3 +602,33 @@ def test_a_report_resolved_in_the_new_year_carries_its_year() -> None:
 
     assert summary.claims[1].text == (
         "Acme (3 Jan 2027) reports it resolved for them; Globex has not said so.")
+
+
+def test_an_issue_named_in_the_plural_affects_in_the_plural() -> None:
+    story = Story().declare("Customer", "Acme", "Globex").declare("Issue", "Timeout Errors")
+    story.declare("Product", "Checkout")
+    story.episode("Support", ("Acme", "REPORTED", "Timeout Errors"),
+                  ("Timeout Errors", "AFFECTS", "Checkout"), day=0)
+    story.episode("Support", ("Globex", "REPORTED", "Timeout Errors"), day=1)
+
+    assert summary_of(story).claims[1].text == "The Timeout Errors affect the Checkout."
+
+
+def test_one_customer_resolved_and_two_silent_have_not_said_so() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech")
+    story.declare("Issue", "Login Timeout")
+    for day_, customer in enumerate(["Acme", "Globex", "Initech"]):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"), day=day_)
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    acme = story.fact("Acme", "REPORTED", "Login Timeout")
+    ended = EndedReport(acme, story.id("Acme"), story.id("Login Timeout"), (1,), MONDAY,
+                        MONDAY + timedelta(days=5), None)
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links, ended_fact_ids=(acme,))
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                build_context(story.rows, ended_reports=[ended]))
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Login Timeout reported by 3 customers, 1 reports it resolved"
+    assert summary.claims[1].text == (
+        "Acme (7 Mar) reports it resolved for them; Globex and Initech have not said so.")
