@@ -632,3 +632,38 @@ def test_one_customer_resolved_and_two_silent_have_not_said_so() -> None:
     assert summary.name == "Login Timeout reported by 3 customers, 1 reports it resolved"
     assert summary.claims[1].text == (
         "Acme (7 Mar) reports it resolved for them; Globex and Initech have not said so.")
+
+
+def test_unblocking_one_workstream_of_two_owners_names_both_waiting_on_it() -> None:
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Payments"),
+                  ("Payments", "DEPENDS_ON", "Auth"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Payments"), ("Payments", "DEPENDS_ON", "Auth"))
+
+    assert summary_of(story).claims[-1].text == (
+        "Unblocking the Auth clears the one workstream waiting on it and the 2 people waiting on "
+        "it: Alice and Bob.")
+
+
+def test_unblocking_two_workstreams_of_two_people_names_them_waiting_on_them() -> None:
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"),
+                  ("Search", "DEPENDS_ON", "Index"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Reports"), ("Reports", "DEPENDS_ON", "Index"))
+
+    assert summary_of(story).claims[-1].text == (
+        "Unblocking the Index clears all 2 workstreams and the 2 people waiting on them: Alice "
+        "and Bob.")
+
+
+def test_work_blocked_downstream_is_listed_by_name_and_a_name_with_its_own_article_keeps_it(
+) -> None:
+    story = Story()
+    story.episode("", ("Search", "DEPENDS_ON", "The Big Migration"))
+    story.episode("", ("Zoo Export", "DEPENDS_ON", "Search"), ("Alerts", "DEPENDS_ON", "Search"))
+
+    texts = [claim.text for claim in summary_of(story).claims]
+
+    assert texts[0].startswith("The Big Migration, with no owner named in these updates, is the "
+                               "root blocker")
+    assert texts[2] == "The Alerts and the Zoo Export are blocked downstream, through the Search."
