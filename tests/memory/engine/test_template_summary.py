@@ -8,11 +8,19 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory.engine.clustering import cluster_episodes
-from memory.engine.context import EndedReport, build_context, settle_dependencies
+from memory.engine.context import (
+    EndedReport,
+    build_context,
+    extend_clusters,
+    settle_dependencies,
+)
 from memory.engine.structure import analyse_cluster
 from memory.engine.template_summary import (
+    and_list,
+    clip,
     duration,
     reads_plural,
+    sentence,
     summarize_with_template,
     verb_forms,
 )
@@ -667,3 +675,68 @@ def test_work_blocked_downstream_is_listed_by_name_and_a_name_with_its_own_artic
     assert texts[0].startswith("The Big Migration, with no owner named in these updates, is the "
                                "root blocker")
     assert texts[2] == "The Alerts and the Zoo Export are blocked downstream, through the Search."
+
+
+# -- small words: lists, clipping, sentences, sources named in order (issue #18) ----------------
+
+
+@pytest.mark.parametrize(
+    ("count_", "reads"),
+    [(4, "A1, A2, A3 and A4"), (5, "A1, A2, A3 and 2 others")],
+)
+def test_a_list_names_up_to_four_and_past_that_three_and_counts_the_others(
+    count_: int, reads: str,
+) -> None:
+    assert and_list([f"A{i}" for i in range(1, count_ + 1)], limit=3) == reads
+
+
+def test_a_clipped_text_ends_at_a_word_without_its_trailing_comma() -> None:
+    assert clip("Acme, FedEX, Initech and Umbrella", 14) == "Acme, FedEX…"
+
+
+@pytest.mark.parametrize("text", ["Done.", "Ship it!", "Why?"])
+def test_a_sentence_that_already_ends_keeps_its_ending(text: str) -> None:
+    assert sentence(text) == text
+
+
+def test_sources_pointing_at_one_target_are_named_by_name_and_one_of_them_agrees() -> None:
+    story = Story().declare("Customer", "Zeta Corp", "Acme").declare("Product", "Chips", "Gears")
+    story.episode("Buyer", ("Zeta Corp", "SUPPLIES", "Chips"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Chips"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Gears"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Gears"))
+    linking = {**LINKING, "SUPPLIES": "target"}
+
+    texts = {s.claims[-1].text for s, _ in summaries(story, linking)}
+
+    assert texts == {"2 updates say that Acme and Zeta Corp supply the Chips.",
+                     "2 updates say that Acme supplies the Gears."}
+
+
+def test_a_chain_whose_only_tracker_has_everything_done_is_told_as_the_tracker() -> None:
+    story = Story().declare("Status", "Fixed")
+    story.episode("Triage", ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Dev", ("Bug 1", "HAS_STATUS", "Fixed"), ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Ann", ("Release", "DEPENDS_ON", "Meta Bug"))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done)
+    (cluster,) = extend_clusters(
+        cluster_episodes(settled.rows, LINKING, story.authors).clusters, context)
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Meta Bug tracking Bug 1"
+
+
+def test_a_summary_tells_at_most_three_issues() -> None:
+    story = Story().declare("Customer", "Acme", "Globex")
+    issues = ["Issue A", "Issue B", "Issue C", "Issue D"]
+    story.declare("Issue", *issues)
+    for day_, issue in enumerate(issues):
+        story.episode("Support", ("Acme", "REPORTED", issue), ("Globex", "REPORTED", issue),
+                      ("Acme", "REPORTED", "Issue A"), day=day_)
+
+    summary = summary_of(story)
+
+    assert not any("Issue D" in claim.text for claim in summary.claims)
