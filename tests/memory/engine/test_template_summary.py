@@ -740,3 +740,55 @@ def test_a_summary_tells_at_most_three_issues() -> None:
     summary = summary_of(story)
 
     assert not any("Issue D" in claim.text for claim in summary.claims)
+
+
+def test_updates_no_signature_joins_on_their_own_still_get_a_summary_citing_a_fact() -> None:
+    # A part of a split component may keep no link of its own (its signatures were cut): the
+    # window cites no link, so the summary falls back to saying the updates share facts.
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Billing"))
+    facts = tuple(sorted(story.fact_ids.values()))
+    structure = analyse_cluster(Cluster((1, 2), facts, links=()), story.facts, story.entities,
+                                story.episodes)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "2 related updates"
+    assert [(c.text, c.fact_ids) for c in summary.claims] == [
+        ("These 2 updates share facts.", facts[:1])]
+
+
+def test_work_blocked_downstream_through_several_items_names_them_by_name() -> None:
+    story = Story()
+    story.episode("", ("Zeta Search", "DEPENDS_ON", "Index"),
+                  ("Alpha Reports", "DEPENDS_ON", "Index"))
+    story.episode("", ("Export", "DEPENDS_ON", "Zeta Search"),
+                  ("Export", "DEPENDS_ON", "Alpha Reports"))
+
+    texts = [claim.text for claim in summary_of(story).claims]
+
+    assert "The Export is blocked downstream, through the Alpha Reports and the Zeta Search." \
+        in texts
+
+
+def test_an_author_whose_entity_the_updates_never_mention_is_not_named() -> None:
+    story = Story().declare("Person", "Alice")
+    story.episode("Alice", ("Bob", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Alice", ("Bob", "RESPONSIBLE_FOR", "Search"))
+    episodes = {e: info._replace(author="") for e, info in story.episodes.items()}
+    entities = {i: e for i, e in story.entities.items() if e.name != "Alice"}
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, entities, episodes)
+
+    summary = summarize_with_template(structure, story.facts, entities, episodes)
+
+    assert summary.claims[0].text.startswith("Their authors wrote these 2 related updates")
+
+
+def test_one_tracker_item_waiting_without_a_title_is_named_by_its_key() -> None:
+    story = Story()
+    story.episode("Dev", ("Bug 7", "DEPENDS_ON", "Bug 3"))
+    story.episode("Dev", ("Bug 7", "DEPENDS_ON", "Bug 3"))
+
+    assert summary_of(story).name == "Bug 3 blocking Bug 7"
