@@ -792,3 +792,16 @@ def test_one_tracker_item_waiting_without_a_title_is_named_by_its_key() -> None:
     story.episode("Dev", ("Bug 7", "DEPENDS_ON", "Bug 3"))
 
     assert summary_of(story).name == "Bug 3 blocking Bug 7"
+
+
+def test_a_second_tracker_of_the_same_items_under_another_title_says_so_without_same_title(
+) -> None:
+    story = Story()
+    for bug in ("Bug 1", "Bug 2"):
+        story.episode("Triage", ("Meta A", "TRACKS", bug))
+        story.episode("Triage", ("Meta B", "TRACKS", bug))
+    story.title("Meta A", "Startup speed").title("Meta B", "Startup time")
+
+    summary = summary_of(story)
+
+    assert summary.claims[-1].text == "Meta B “Startup time” tracks the same 2 items as Meta A."
