@@ -805,3 +805,14 @@ def test_a_second_tracker_of_the_same_items_under_another_title_says_so_without_
     summary = summary_of(story)
 
     assert summary.claims[-1].text == "Meta B “Startup time” tracks the same 2 items as Meta A."
+
+
+def test_a_tracker_of_one_item_clips_both_titles_in_its_name_at_forty_characters() -> None:
+    story = Story()
+    story.episode("Triage", ("Bug 100", "TRACKS", "Bug 200"))
+    story.episode("Triage", ("Bug 100", "TRACKS", "Bug 200"))
+    story.title("Bug 100", "Slow " * 10).title("Bug 200", "Leak " * 10)  # 49 characters each
+
+    assert summary_of(story).name == (
+        "Bug 100 “Slow Slow Slow Slow Slow Slow Slow…” tracking "
+        "Bug 200 “Leak Leak Leak Leak Leak Leak Leak…”")
