@@ -455,7 +455,7 @@ def test_updates_without_an_author_say_their_authors_wrote_them() -> None:
 def test_shared_context_names_the_most_shared_first_and_as_many_as_claims_allow() -> None:
     # Nine signatures shared: one by three updates, eight by two; a summary has at most
     # MAX_CLAIMS claims, the first of them the window.
-    story = Story().declare("Person", "Zed", "Olga")
+    story = Story().declare("Person", "Olga", "Zed")  # Olga first: her links sort first by id
     shared = [("Olga", "RESPONSIBLE_FOR", f"System {i}") for i in range(1, 9)]
     story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
     story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
@@ -816,3 +816,49 @@ def test_a_tracker_of_one_item_clips_both_titles_in_its_name_at_forty_characters
     assert summary_of(story).name == (
         "Bug 100 “Slow Slow Slow Slow Slow Slow Slow…” tracking "
         "Bug 200 “Leak Leak Leak Leak Leak Leak Leak…”")
+
+
+def tracker_summary(statuses: dict[str, str | None], waiting: tuple[str, ...] = ()) -> Summary:
+    """The Meta Bug tracks the given bugs, each with its status (Fixed: done, Wontfix: ended,
+    Open, or none); each bug in ``waiting`` has a feature waiting on it."""
+    story = Story().declare("Status", "Fixed", "Wontfix", "Open")
+    for bug in statuses:
+        story.episode("Triage", ("Meta Bug", "TRACKS", bug))
+    for bug, status in statuses.items():
+        if status:
+            story.episode("Dev", ("Meta Bug", "TRACKS", bug), (bug, "HAS_STATUS", status))
+    for bug in waiting:
+        story.episode("Ann", (f"Feature on {bug}", "DEPENDS_ON", bug))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done,
+                            ended_status_ids={story.id("Wontfix")})
+    clusters = extend_clusters(cluster_episodes(settled.rows, LINKING, story.authors).clusters,
+                               context)
+    tracks = story.fact("Meta Bug", "TRACKS", next(iter(statuses)))
+    (cluster,) = [c for c in clusters if tracks in c.fact_ids]
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+    return summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "waiting", "name", "says"),
+    [
+        ({"Bug 1": "Open", "Bug 2": "Fixed"}, (), "Meta Bug tracking 2 items, 1 open",
+         "The Meta Bug tracks 2 items: 1 open and 1 done; open: Bug 1."),
+        ({"Bug 1": "Open", "Bug 2": "Open"}, (), "Meta Bug tracking 2 items, 2 open",
+         "The Meta Bug tracks 2 items, all open; open: Bug 1 and Bug 2."),
+        ({"Bug 1": "Fixed", "Bug 2": None}, (), "Meta Bug tracking 2 items, 0 open",
+         "The Meta Bug tracks 2 items: 1 done and 1 with no status in these updates."),
+        ({"Bug 1": "Fixed", "Bug 2": "Fixed"}, (), "Meta Bug tracking 2 items, 0 open",
+         "The Meta Bug tracks 2 items, all done."),
+        ({"Bug 1": "Open", "Bug 2": "Open"}, ("Bug 2",), "Meta Bug tracking 2 items, 2 open",
+         "The Meta Bug tracks 2 items, all open; the most waited on first: Bug 2 (1 item "
+         "waiting) and Bug 1."),
+    ],
+)
+def test_a_tracker_counts_its_items_by_state_and_lists_the_open_ones_most_waited_on_first(
+    statuses: dict[str, str | None], waiting: tuple[str, ...], name: str, says: str,
+) -> None:
+    summary = tracker_summary(statuses, waiting)
+
+    assert (summary.name, summary.claims[0].text) == (name, says)
