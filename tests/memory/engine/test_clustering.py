@@ -554,3 +554,319 @@ def test_settings_read_a_graphs_overrides_and_ignore_unrelated_keys() -> None:
 def test_bad_settings_are_refused_naming_the_field(overrides: dict, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         ClusteringSettings.from_mapping(overrides)
+
+
+# -- what the audit records of an oversized component, figure by figure (issue #18) ------------
+
+NO_HUBS = {"hub_min_episodes": 1000, "hub_candidate_cap": 1000}
+
+
+def two_trees_and_an_issue_glued_by_ownerships() -> Story:
+    """Four items waiting on Alpha Core (updates 1–4), two on Beta Core (5–6), one report (7);
+    two ownerships restated across them glue everything into one component."""
+    story = Story().declare("Customer", "Acme").declare("Issue", "Outage")
+    infra, tools = ("Ops", "RESPONSIBLE_FOR", "Infra"), ("Ops", "RESPONSIBLE_FOR", "Tools")
+    for i in range(1, 5):
+        glue = [infra] if i == 1 else [tools] if i == 2 else []
+        story.episode("", (f"A{i}", "DEPENDS_ON", "Alpha Core"), *glue)
+    for i in range(1, 3):
+        story.episode("", (f"B{i}", "DEPENDS_ON", "Beta Core"), infra if i == 1 else tools)
+    story.episode("", ("Acme", "REPORTED", "Outage"), infra)
+    return story
+
+
+def test_a_split_records_its_parts_the_parts_dropped_and_the_signatures_it_cut() -> None:
+    # A part exactly at the size cap is not oversized; one exactly at the minimum is kept.
+    clusters, audit = cluster(two_trees_and_an_issue_glued_by_ownerships(),
+                              max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4), (5, 6)]
+    assert audit["splits"] == [{
+        "component": 1, "episodes": 7, "method": "structure", "parts": [4, 2],
+        "dropped_parts": [1], "dropped_episodes": 1, "still_oversized": [],
+        "cut_signatures": 2,  # Ops owning Infra (3 parts) and Ops owning Tools (2 parts)
+    }]
+
+
+def test_a_component_with_one_structure_is_recorded_as_kept_whole_and_why() -> None:
+    story = Story()
+    for i in range(5):
+        story.episode("", (f"Item {i}", "DEPENDS_ON", "Auth Refactor"))
+
+    clusters, audit = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [len(c.episode_ids) for c in clusters] == [5]
+    assert audit["splits"] == [{
+        "component": 1, "episodes": 5, "method": "none", "parts": [5], "dropped_parts": [],
+        "dropped_episodes": 0, "still_oversized": [5], "cut_signatures": 0,
+        "reason": "one structure: no separate dependency trees or issues to cut along",
+    }]
+
+
+def test_a_whole_number_given_as_a_decimal_is_read_as_an_integer_and_a_fraction_refused() -> None:
+    assert type(ClusteringSettings.from_mapping({"max_cluster_episodes": 80.0})
+                .max_cluster_episodes) is int
+    with pytest.raises(ValueError, match="max_cluster_episodes must be an integer"):
+        ClusteringSettings.from_mapping({"max_cluster_episodes": 80.5})
+
+
+def test_a_signature_cut_by_a_split_keeps_in_each_part_only_that_parts_updates_and_facts() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech", "Umbrella")
+    story.declare("Issue", "Outage", "Slowness").declare("Product", "Checkout")
+    ops = ("Ops", "RESPONSIBLE_FOR", "Infra")
+    outage_affects = ("Outage", "AFFECTS", "Checkout")
+    story.episode("", ("Acme", "REPORTED", "Outage"), outage_affects, ops)
+    story.episode("", ("Globex", "REPORTED", "Outage"), outage_affects, ops)
+    story.episode("", ("Initech", "REPORTED", "Slowness"), ("Slowness", "AFFECTS", "Checkout"),
+                  ops)
+    story.episode("", ("Umbrella", "REPORTED", "Slowness"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=3, **NO_HUBS)
+
+    outage, slowness = clusters
+    assert (outage.episode_ids, slowness.episode_ids) == ((1, 2), (3, 4))
+    links = {(link.source_id, link.relation, link.target_id): (link.episode_ids, link.fact_ids)
+             for link in outage.links}
+    # Checkout's AFFECTS signature and Ops' ownership ran into the other part: cut to this one.
+    assert links[(None, "AFFECTS", story.id("Checkout"))] == (
+        (1, 2), (story.fact(*outage_affects),))
+    assert links[(story.id("Ops"), "RESPONSIBLE_FOR", story.id("Infra"))] == (
+        (1, 2), (story.fact(*ops),))
+    # In the other part each of them is on one update only: no link there.
+    assert [(link.relation, link.episode_ids) for link in slowness.links] == [("REPORTED", (3, 4))]
+
+
+def test_an_update_about_no_structure_goes_with_the_structure_its_signatures_lead_to() -> None:
+    story = Story()
+    story.episode("", ("A1", "DEPENDS_ON", "Alpha Core"), ("Ann", "RESPONSIBLE_FOR", "A1"))
+    story.episode("", ("A2", "DEPENDS_ON", "Alpha Core"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta Core"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B2", "DEPENDS_ON", "Beta Core"))
+    ownership_again = story.episode("", ("Ann", "RESPONSIBLE_FOR", "A1"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, ownership_again), (3, 4)]
+
+
+def test_an_update_about_two_trees_goes_with_the_one_most_of_its_facts_are_about() -> None:
+    story = Story()
+    story.episode("", ("X1", "DEPENDS_ON", "X Core"))
+    story.episode("", ("X2", "DEPENDS_ON", "X Core"))
+    story.episode("", ("Y1", "DEPENDS_ON", "Y Core"))
+    story.episode("", ("Y2", "DEPENDS_ON", "Y Core"))
+    mostly_y = story.episode("", ("X3", "DEPENDS_ON", "X Core"), ("Y3", "DEPENDS_ON", "Y Core"),
+                             ("Y4", "DEPENDS_ON", "Y Core"))
+
+    clusters, _ = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2), (3, 4, mostly_y)]
+
+
+# -- the hub candidates' audit, figure by figure and in words (issue #18) ----------------------
+
+BUDGET = ("Org", "RESPONSIBLE_FOR", "Budget")
+GUILD = ("Lead", "RESPONSIBLE_FOR", "Guild")
+INFRA = ("Ops", "RESPONSIBLE_FOR", "Infra")
+
+
+def four_kinds_of_hub_candidate() -> Story:
+    """19 updates and four signatures on 3 or 4 of them, each judged for another reason:
+    the budget line is boilerplate (an aside restated across four unrelated pairs), the guild
+    ownership is connected to what its updates say, the refactor is an aside but many different
+    dependencies, the infra line a restated aside whose updates are connected anyway."""
+    story = Story()
+    for a, b in [("P1", "W1"), ("P2", "W2"), ("Org", "Team")]:
+        story.episode("", (a, "RESPONSIBLE_FOR", b), BUDGET)
+    for a, b in [("P1", "W1"), ("P2", "W2"), ("Org", "Team")]:
+        story.episode("", (a, "RESPONSIBLE_FOR", b))
+    story.episode("", GUILD, ("Lead", "RESPONSIBLE_FOR", "Plan"))
+    story.episode("", GUILD, ("Guild", "RESPONSIBLE_FOR", "Event"))
+    story.episode("", GUILD, ("X", "RESPONSIBLE_FOR", "Y"))
+    story.episode("", ("S1", "DEPENDS_ON", "Refactor"), ("M1", "RESPONSIBLE_FOR", "N1"))
+    story.episode("", ("S2", "DEPENDS_ON", "Refactor"), ("M2", "RESPONSIBLE_FOR", "N2"))
+    # What the refactor itself waits on, next to who owns it: connected through the refactor.
+    story.episode("", ("Refactor", "DEPENDS_ON", "Vendor"), ("Kim", "RESPONSIBLE_FOR", "Refactor"))
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"))
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"), ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", ("U1", "RESPONSIBLE_FOR", "V1"))
+    story.episode("", ("U2", "RESPONSIBLE_FOR", "V2"))
+    story.episode("", ("P3", "RESPONSIBLE_FOR", "W3"), BUDGET)
+    story.episode("", ("P3", "RESPONSIBLE_FOR", "W3"))
+    return story
+
+
+def test_every_hub_candidate_is_audited_with_its_figures_and_the_reason_in_words() -> None:
+    story = four_kinds_of_hub_candidate()
+
+    _, audit = cluster(story, hub_min_episodes=3)
+
+    def signature(source: str | None, relation: str, target: str) -> dict:
+        return {"source": story.id(source) if source else None, "relation": relation,
+                "target": story.id(target)}
+
+    assert audit["hub_candidates"] == [
+        {"signature": signature(*BUDGET), "episodes": 4, "share": 0.2105, "facts": 1,
+         "restated_share": 0.75, "multi_fact_episodes": 4, "aside_episodes": 3,
+         "alone_episodes": 0, "aside_ratio": 0.75, "bridged_groups": 4, "suppressed": True,
+         "reason": "suppressed: a restated aside (1 facts over 4 episodes, an aside in 3 of 4 "
+                   "multi-fact episodes, alone in 0), bridging 4 otherwise separate groups"},
+        {"signature": signature(None, "CHAIN", "Refactor"), "episodes": 3, "share": 0.1579,
+         "facts": 3, "restated_share": 0.0, "multi_fact_episodes": 3, "aside_episodes": 2,
+         "alone_episodes": 0, "aside_ratio": 0.6667, "bridged_groups": None, "suppressed": False,
+         "reason": "kept: an aside, but 3 different facts over 3 episodes: many things pointing "
+                   "at one target, not one statement restated"},
+        {"signature": signature(*GUILD), "episodes": 3, "share": 0.1579, "facts": 1,
+         "restated_share": 0.6667, "multi_fact_episodes": 3, "aside_episodes": 1,
+         "alone_episodes": 0, "aside_ratio": 0.3333, "bridged_groups": None, "suppressed": False,
+         "reason": "kept: connected to the rest of its update in 2 of 3 multi-fact episodes"},
+        {"signature": signature(*INFRA), "episodes": 3, "share": 0.1579, "facts": 1,
+         "restated_share": 0.6667, "multi_fact_episodes": 3, "aside_episodes": 3,
+         "alone_episodes": 0, "aside_ratio": 1.0, "bridged_groups": 1, "suppressed": False,
+         "reason": "kept: a restated aside (an aside in 3 of 3 multi-fact episodes, alone in 0), "
+                   "but its episodes are connected without it"},
+    ]
+
+
+def test_a_candidate_exactly_at_every_threshold_is_suppressed() -> None:
+    # The budget line: an aside in 3 of 4 updates (0.75), 0.75 restated, bridging 4 groups.
+    _, audit = cluster(four_kinds_of_hub_candidate(), hub_min_episodes=3, hub_aside_ratio=0.75,
+                       hub_min_restated_share=0.75, hub_min_bridged_groups=4)
+
+    budget = audit["hub_candidates"][0]
+    assert (budget["aside_ratio"], budget["restated_share"], budget["bridged_groups"]) == (
+        0.75, 0.75, 4)
+    assert budget["suppressed"] is True
+
+
+def test_a_restated_aside_bridging_fewer_groups_than_asked_is_kept_and_still_links_them() -> None:
+    story = Story()
+    story.episode("", INFRA, ("Q1", "RESPONSIBLE_FOR", "R1"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", INFRA, ("Q2", "RESPONSIBLE_FOR", "R2"))
+    story.episode("", ("Q1", "RESPONSIBLE_FOR", "R1"))
+
+    clusters, audit = cluster(story, hub_min_episodes=3, hub_min_bridged_groups=3)
+
+    (infra,) = audit["hub_candidates"]
+    assert (infra["bridged_groups"], infra["suppressed"]) == (2, False)
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4)]
+
+
+def test_a_suppressed_dependency_footer_plays_no_part_in_how_a_component_is_split() -> None:
+    # "Atlas depends on the review" is restated as a footer in three unrelated updates: it is
+    # suppressed, and must not pull the updates it sits in out of their own trees.
+    story = Story()
+    footer = ("Atlas", "DEPENDS_ON", "Review")
+    story.episode("", footer, ("A1", "DEPENDS_ON", "Alpha"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    for i in range(2, 5):
+        story.episode("", (f"A{i}", "DEPENDS_ON", "Alpha"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", footer, ("B2", "DEPENDS_ON", "Beta"))
+    story.episode("", footer, ("U1", "RESPONSIBLE_FOR", "V1"))
+    story.episode("", ("U1", "RESPONSIBLE_FOR", "V1"))
+
+    result = cluster_episodes(story.rows, LINKING, story.authors,
+                              ClusteringSettings(hub_min_episodes=3, max_cluster_episodes=4))
+
+    assert result.suppressed_fact_ids == {story.fact(*footer)}
+    assert [c.episode_ids for c in result.clusters] == [(1, 2, 3, 4), (5, 6), (7, 8)]
+
+
+def test_the_audit_counts_the_updates_signatures_and_what_was_suppressed() -> None:
+    clusters, audit = cluster(four_kinds_of_hub_candidate(), hub_min_episodes=3)
+
+    # 21 signatures, 10 of them on two updates or more; 7 pairs and triples are left once the
+    # budget line is suppressed (the two one-off updates join nothing).
+    assert {k: v for k, v in audit.items() if k not in ("hub_candidates", "settings")} == {
+        "episodes": 19, "rows": 33, "signatures": 21, "shared_signatures": 10,
+        "hub_threshold": 3, "suppressed_signatures": 1, "suppressed_facts": 1,
+        "components": 7, "clusters": 7, "clustered_episodes": 17, "splits": [],
+    }
+    assert len(clusters) == 7
+
+
+def test_a_fact_restated_in_two_updates_is_cited_once_by_the_link_it_makes() -> None:
+    story = seed_story()
+    (seed,), _ = cluster(story)
+
+    owns = next(link for link in seed.links
+                if link.signature == Signature("RESPONSIBLE_FOR", story.id("Auth Service Refactor"),
+                                               story.id("Backend Team")))
+
+    assert owns.fact_ids == (
+        story.fact("Backend Team", "RESPONSIBLE_FOR", "Auth Service Refactor"),)
+
+
+def test_a_component_exactly_at_the_size_cap_is_not_split() -> None:
+    story = Story()
+    story.episode("", ("A1", "DEPENDS_ON", "Alpha"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("A2", "DEPENDS_ON", "Alpha"))
+    story.episode("", ("B1", "DEPENDS_ON", "Beta"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("", ("B2", "DEPENDS_ON", "Beta"))
+
+    clusters, audit = cluster(story, max_cluster_episodes=4, **NO_HUBS)
+
+    assert [c.episode_ids for c in clusters] == [(1, 2, 3, 4)]
+    assert audit["splits"] == []
+
+
+def test_splits_are_audited_in_the_order_of_their_components_first_update() -> None:
+    # Two oversized components whose updates interleave: X holds 1, 4, 5, Y holds 2, 3, 6.
+    story = Story()
+    for episode, (tree, item) in enumerate(
+            [("X", "X1"), ("Y", "Y1"), ("Y", "Y2"), ("X", "X2"), ("X", "X3"), ("Y", "Y3")]):
+        story.episode("", (item, "DEPENDS_ON", f"{tree} Core"), day=episode)
+
+    _, audit = cluster(story, max_cluster_episodes=2, **NO_HUBS)
+
+    assert [split["component"] for split in audit["splits"]] == [1, 2]
+
+
+def test_an_update_naming_an_item_at_both_ends_of_a_dependency_hides_no_other_link() -> None:
+    # Update 1 says A waits on X and X on B: X's signature twice in one update links nothing.
+    story = Story()
+    story.episode("", ("A", "DEPENDS_ON", "X"), ("X", "DEPENDS_ON", "B"))
+    story.episode("Ann", ("Ann", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Ann", ("Ann", "RESPONSIBLE_FOR", "Search"))
+
+    clusters, _ = cluster(story)
+
+    assert [c.episode_ids for c in clusters] == [(2, 3)]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"min_cluster_episodes": 2, "max_cluster_episodes": 2},
+        {"hub_min_episodes": 2, "hub_candidate_cap": 2, "hub_min_bridged_groups": 1},
+        {"hub_min_share": 1.0, "hub_aside_ratio": 0.0, "hub_min_restated_share": 0.0},
+        {"hub_aside_ratio": 1.0, "hub_min_restated_share": 1.0},
+    ],
+)
+def test_settings_at_the_edges_of_their_ranges_are_accepted(overrides: dict) -> None:
+    settings = ClusteringSettings.from_mapping(overrides)
+
+    assert {name: getattr(settings, name) for name in overrides} == overrides
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"hub_min_episodes": 1}, "hub_min_episodes is out of range: 1"),
+        ({"hub_min_share": 0.0}, "hub_min_share is out of range: 0.0"),
+        ({"hub_min_share": 1.5}, "hub_min_share is out of range: 1.5"),
+        ({"hub_candidate_cap": 1}, "hub_candidate_cap is out of range: 1"),
+        ({"hub_aside_ratio": -0.5}, "hub_aside_ratio is out of range: -0.5"),
+        ({"hub_min_restated_share": 1.5}, "hub_min_restated_share is out of range: 1.5"),
+        ({"hub_min_bridged_groups": 0}, "hub_min_bridged_groups is out of range: 0"),
+        ({"min_cluster_episodes": 3, "max_cluster_episodes": 2},
+         "max_cluster_episodes is out of range: 2"),
+    ],
+)
+def test_settings_just_outside_their_ranges_are_refused_naming_the_field_and_value(
+    overrides: dict, message: str,
+) -> None:
+    with pytest.raises(ValueError, match=f"^clustering setting {message}$"):
+        ClusteringSettings.from_mapping(overrides)

@@ -19,6 +19,7 @@ from memory.engine.lifecycle import (
     Retired,
     Untouched,
     reconcile,
+    reconcile_views,
 )
 from memory.engine.structure import analyse_cluster
 from memory.engine.template_summary import summarize_with_template
@@ -303,3 +304,105 @@ def test_a_chain_with_one_dependency_still_holding_is_superseded_by_its_next_ver
     assert retired.completing_fact_ids == (900,)
     (created,) = decisions.created
     assert (created.lineage, created.version) == (before.lineage, 2)
+
+
+# --- What the run's audit and the retired observation store (mutation testing, issue #18) ----
+
+
+def test_the_run_audit_records_every_decision_as_plain_json() -> None:
+    # PipelineRun.audit["decisions"] and Observation.retirement are these dicts: the dashboard
+    # and the API read the closed facts, the dropped episodes and the note back by these keys.
+    result = decide(
+        [new(1, (1, 2, 3)), new(4, (4, 5, 6), (104, 105)), new(8, (8, 9, 10)), new(20, (20, 21))],
+        [old(10, (1, 2, 3)), old(11, (4, 5), (104, 105)), old(12, (8, 9), version=2),
+         old(13, (30, 31))],
+        current=EVERYTHING - {130}, window=EVERYTHING - {31},
+    )
+
+    assert json.loads(json.dumps(result.as_dict())) == {
+        "untouched": [{"observation": 10, "cluster": 1}],
+        "restated": [{"observation": 11, "cluster": 4, "added_episodes": [6],
+                      "removed_episodes": []}],
+        "created": [
+            {"cluster": 8, "lineage": str(lineage(12)), "version": 3, "predecessors": [12]},
+            {"cluster": 20, "lineage": None, "version": 1, "predecessors": []},
+        ],
+        "retired": [
+            {"observation": 12, "reason": SUPERSEDED, "successors": [8], "closed_facts": [],
+             "dropped_episodes": [], "out_of_window_episodes": [], "settled_facts": [],
+             "completing_facts": [], "note": "superseded: 1 successor"},
+            {"observation": 13, "reason": EVIDENCE_ENDED, "successors": [], "closed_facts": [130],
+             "dropped_episodes": [30, 31], "out_of_window_episodes": [31], "settled_facts": [],
+             "completing_facts": [],
+             "note": "evidence_ended: 1 fact closed; 2 episodes no longer clustered "
+                     "(1 outside the window)"},
+        ],
+    }
+
+
+def test_a_restatement_beside_other_changes_is_still_a_restatement_and_they_are_decided_too(
+) -> None:
+    result = decide([new(1, (1, 2, 3), (101, 102)), new(5, (5, 6, 7))],
+                    [old(10, (1, 2), (101, 102)), old(11, (5, 6))])
+
+    assert [r.observation_id for r in result.restated] == [10]
+    assert [(c.cluster_key, c.lineage, c.version) for c in result.created] == [
+        (5, lineage(11), 2)]
+    assert [(r.observation_id, r.reason) for r in result.retired] == [(11, SUPERSEDED)]
+
+
+def test_several_restatements_are_listed_by_observation() -> None:
+    result = decide([new(1, (1, 2, 3), (101, 102)), new(5, (5, 6, 7), (105, 106))],
+                    [old(11, (1, 2), (101, 102)), old(10, (5, 6), (105, 106))])
+
+    assert [(r.observation_id, r.cluster_key) for r in result.restated] == [(10, 5), (11, 1)]
+
+
+# --- Views of one item (a stalled item): reconciled item by item --------------------------------
+
+
+def view(item: int, episodes: tuple[int, ...]) -> NewCluster:
+    """A stalled item's view: its key is minus the item's entity id (``Cluster.key``)."""
+    return NewCluster(key=-item, episode_ids=episodes, fact_ids=tuple(e + 100 for e in episodes))
+
+
+def decide_views(
+    views: list[NewCluster], active: list[ActiveObservation], item_of: dict[int, int],
+    current: frozenset[int] = EVERYTHING, settled: dict[int, int] | None = None,
+) -> Reconciliation:
+    return reconcile_views(views, {v.key: -v.key for v in views}, active, item_of, current,
+                           EVERYTHING, settled)
+
+
+def test_views_of_several_items_are_listed_like_any_decisions_by_observation_and_cluster(
+) -> None:
+    # Items are taken in the order of their entity ids; their observations' ids run the other
+    # way, and the decisions still come by observation id (by cluster key for the created).
+    views = [view(501, (1, 2)), view(502, (3, 4)),  # unchanged
+             view(503, (5, 6, 7)), view(504, (8, 9, 10)),  # restated: one more update each
+             view(505, (11,)), view(506, (12,))]  # items stalling for the first time
+    active = [old(20, (1, 2)), old(10, (3, 4)),
+              old(40, (5, 6), (105, 106, 107)), old(30, (8, 9), (108, 109, 110)),
+              old(60, (13,)), old(50, (14,)),  # items no longer stalled
+              old(70, (15,))]  # an observation without an item
+    item_of = {20: 501, 10: 502, 40: 503, 30: 504, 60: 507, 50: 508}
+
+    result = decide_views(views, active, item_of)
+
+    assert [(u.observation_id, u.cluster_key) for u in result.untouched] == [
+        (10, -502), (20, -501)]
+    assert [(r.observation_id, r.cluster_key) for r in result.restated] == [
+        (30, -504), (40, -503)]
+    assert [(c.cluster_key, c.lineage) for c in result.created] == [(-506, None), (-505, None)]
+    assert [(r.observation_id, r.reason) for r in result.retired] == [
+        (50, EVIDENCE_ENDED), (60, EVIDENCE_ENDED), (70, EVIDENCE_ENDED)]
+
+
+def test_an_item_no_longer_stalled_because_its_dependency_was_settled_cites_the_completion(
+) -> None:
+    result = decide_views([], [old(10, (1, 2), (101, 102))], {10: 501},
+                          current=EVERYTHING - {101}, settled={101: 900})
+
+    (retired,) = result.retired
+    assert (retired.closed_fact_ids, retired.settled_fact_ids) == ((), (101,))
+    assert retired.completing_fact_ids == (900,)

@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from memory.engine.clustering import cluster_episodes
+from memory.engine.context import (
+    EndedReport,
+    build_context,
+    extend_clusters,
+    settle_dependencies,
+)
 from memory.engine.structure import analyse_cluster
-from memory.engine.template_summary import summarize_with_template
-from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Summary
+from memory.engine.template_summary import (
+    and_list,
+    clip,
+    duration,
+    reads_plural,
+    sentence,
+    summarize_with_template,
+    verb_forms,
+)
+from memory.engine.types import MAX_CLAIM_CHARS, MAX_CLAIMS, MAX_NAME_CHARS, Cluster, Summary
 from memory.engine.types import validate_summary as problems_of
-from tests.memory.engine.stories import LINKING, Story, seed_story
+from tests.memory.engine.stories import LINKING, MONDAY, Story, seed_story
 from tests.memory.engine.test_structure import login_timeouts
 
 CAUSAL = ("because", "caused by", "cause", "due to", "led to", "leads to", "results in",
@@ -370,3 +384,481 @@ def test_a_name_that_is_a_tickets_words_takes_no_article() -> None:
     assert "reported Autofill no longer works on Chrome (#11050)" in text
     assert "reported your login on the website does not work (#13509)" in text
     assert "the Autofill" not in text and "the your" not in text
+
+
+# -- words for relations and names the template has no table for (issue #18) -----------------
+
+
+@pytest.mark.parametrize(
+    ("relation", "forms"),
+    [
+        ("SUPPLIES", ("supplies", "supply")),
+        ("OWNS_SHARE_IN", ("owns share in", "own share in")),
+        ("IS_PART_OF", ("is part of", "are part of")),
+        ("HAS_ROLE_IN", ("has role in", "have role in")),
+        ("WAS_MOVED_TO", ("was moved to", "were moved to")),
+        ("TEACHES", ("teaches", "teach")),
+        ("PUSHES", ("pushes", "push")),
+        ("PASSES", ("passes", "pass")),
+        ("FIXES", ("fixes", "fix")),
+        ("BLOCKS", ("blocks", "block")),
+        ("ACCESS", ("access", "access")),
+        ("SUPPORT", ("support", "support")),
+        ("_", ("relates to", "relate to")),
+    ],
+)
+def test_a_relation_without_words_of_its_own_reads_as_a_verb_agreeing_with_its_subject(
+    relation: str, forms: tuple[str, str],
+) -> None:
+    assert verb_forms(relation) == forms
+
+
+@pytest.mark.parametrize(
+    ("name", "plural"),
+    [
+        ("Timeout Errors", True), ("Bugs", True), ("Outage", False), ("Ads", False),
+        ("Access", False), ("Status", False), ("Root Cause Analysis", False), ("", False),
+    ],
+)
+def test_a_name_ending_in_a_plural_noun_reads_plural(name: str, plural: bool) -> None:
+    assert reads_plural(name) is plural
+
+
+def summary_with(story: Story, episodes: dict) -> Summary:
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, story.entities, episodes)
+    return summarize_with_template(structure, story.facts, story.entities, episodes)
+
+
+def test_updates_known_only_by_their_authors_entity_name_that_person_and_one_day_reads_on() -> None:
+    story = Story().declare("Person", "Alice")
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    episodes = {e: info._replace(author="") for e, info in story.episodes.items()}
+
+    summary = summary_with(story, episodes)
+
+    assert summary.claims[0].text == "Alice wrote these 2 related updates on 2 Mar."
+
+
+def test_updates_without_an_author_say_their_authors_wrote_them() -> None:
+    story = Story()
+    story.episode("", ("Alice", "RESPONSIBLE_FOR", "Search"), day=0)
+    story.episode("", ("Alice", "RESPONSIBLE_FOR", "Search"), day=1)
+
+    summary = summary_of(story)
+
+    assert summary.claims[0].text == (
+        "Their authors wrote these 2 related updates between 2 Mar and 3 Mar.")
+
+
+def test_shared_context_names_the_most_shared_first_and_as_many_as_claims_allow() -> None:
+    # Nine signatures shared: one by three updates, eight by two; a summary has at most
+    # MAX_CLAIMS claims, the first of them the window.
+    story = Story().declare("Person", "Olga", "Zed")  # Olga first: her links sort first by id
+    shared = [("Olga", "RESPONSIBLE_FOR", f"System {i}") for i in range(1, 9)]
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"), *shared)
+    story.episode("", ("Zed", "RESPONSIBLE_FOR", "Zoo"))
+
+    summary = summary_of(story)
+
+    assert len(summary.claims) == MAX_CLAIMS
+    assert summary.name == "3 updates about Zed and Zoo"
+    assert [claim.text for claim in summary.claims[1:3]] == [
+        "3 updates state that Zed is responsible for the Zoo.",
+        "2 updates state that Olga is responsible for System 1.",
+    ]
+
+
+# -- who reported an issue, in words (issue #18) -----------------------------------------------
+
+
+def test_two_people_reporting_an_issue_read_as_people_and_as_a_pattern_worth_investigating(
+) -> None:
+    story = Story().declare("Person", "Alice", "Bob").declare("Issue", "Login Timeout")
+    story.episode("Support", ("Alice", "REPORTED", "Login Timeout"), day=0)
+    story.episode("Support", ("Bob", "REPORTED", "Login Timeout"), day=1)
+
+    summary = summary_of(story)
+
+    assert summary.name == "Login Timeout reported by 2 people"
+    assert summary.claims[0].text == (
+        "Alice (2 Mar) and Bob (3 Mar) reported the Login Timeout, a recurring pattern worth "
+        "investigating.")
+
+
+def test_reporters_of_different_kinds_read_as_reporters() -> None:
+    story = Story().declare("Person", "Alice").declare("Customer", "Acme")
+    story.declare("Issue", "Login Timeout")
+    story.episode("Support", ("Alice", "REPORTED", "Login Timeout"), day=0)
+    story.episode("Support", ("Acme", "REPORTED", "Login Timeout"), day=1)
+
+    assert summary_of(story).name == "Login Timeout reported by 2 reporters"
+
+
+def test_an_issue_reported_by_no_one_but_seen_in_several_updates_reads_as_recurring() -> None:
+    story = Story().declare("Issue", "Slow Search").declare("Product", "Search")
+    story.episode("Support", ("Slow Search", "AFFECTS", "Search"), day=0)
+    story.episode("Support", ("Slow Search", "AFFECTS", "Search"), day=1)
+
+    assert summary_of(story).name == "Slow Search recurring in 2 updates"
+
+
+@pytest.mark.parametrize(
+    ("weeks", "words"),
+    [(1, "1 week"), (103, "103 weeks"), (104, "over 1 year"), (105, "over 2 years"),
+     (261, "over 5 years"), (52 * 16 + 8, "over 16 years")],
+)
+def test_how_long_an_item_has_stalled_reads_in_weeks_and_from_104_weeks_in_whole_years(
+    weeks: int, words: str,
+) -> None:
+    assert duration(weeks) == words
+
+
+def test_two_customers_saying_an_issue_is_resolved_for_them_read_in_the_plural() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech")
+    story.declare("Issue", "Login Timeout")
+    for day_, customer in enumerate(["Acme", "Globex", "Initech"]):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"), day=day_)
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    ended = [EndedReport(story.fact(c, "REPORTED", "Login Timeout"), story.id(c),
+                         story.id("Login Timeout"), (e,), MONDAY, MONDAY + timedelta(days=4 + e),
+                         None) for e, c in enumerate(["Acme", "Globex"], start=1)]
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links,
+                      ended_fact_ids=tuple(r.fact_id for r in ended))
+    context = build_context(story.rows, ended_reports=ended)
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Login Timeout reported by 3 customers, 2 report it resolved"
+    assert summary.claims[1].text == (
+        "Acme (7 Mar) and Globex (8 Mar) report it resolved for them; Initech has not said so.")
+
+
+def test_a_cycles_own_sentence_cites_the_dependencies_inside_the_cycle_only() -> None:
+    story = Story()
+    story.episode("Alice", ("Search", "DEPENDS_ON", "Index"), ("Index", "DEPENDS_ON", "Search"))
+    story.episode("Bob", ("Index", "DEPENDS_ON", "Search"), ("Index", "DEPENDS_ON", "Storage"),
+                  ("Reports", "DEPENDS_ON", "Search"))
+
+    cycle = next(claim for claim in summary_of(story).claims if "in a cycle" in claim.text)
+
+    assert cycle.fact_ids == tuple(sorted([story.fact("Search", "DEPENDS_ON", "Index"),
+                                           story.fact("Index", "DEPENDS_ON", "Search")]))
+
+
+def test_a_second_blocker_that_is_a_cycle_separately_blocks_in_the_plural() -> None:
+    story = Story()
+    for i in range(3):
+        story.episode(f"Person {i}", (f"Item {i}", "DEPENDS_ON", "Zeta API"),
+                      ("Ops", "RESPONSIBLE_FOR", "Infra"))
+    story.episode("Alice", ("Search", "DEPENDS_ON", "Index"), ("Index", "DEPENDS_ON", "Search"),
+                  ("Reports", "DEPENDS_ON", "Search"), ("Ops", "RESPONSIBLE_FOR", "Infra"))
+
+    summary = summary_of(story)
+
+    assert summary.claims[-1].text == (
+        "The Index and the Search, with no owner named in these updates, separately block 1 "
+        "workstream: the Reports.")
+
+
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [
+        (None, "The Meta Bug tracks Bug 1, with no status in these updates."),
+        ("Open", "The Meta Bug tracks Bug 1, which is open."),
+        ("Fixed", "The Meta Bug tracks Bug 1, which is done."),
+        ("Wontfix", "The Meta Bug tracks Bug 1, which ended without being done."),
+    ],
+)
+def test_a_tracker_of_one_item_is_named_after_it_and_says_what_became_of_it(
+    status: str | None, says: str,
+) -> None:
+    story = Story().declare("Status", "Fixed", "Wontfix", "Open")
+    story.episode("Triage", ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Dev", ("Meta Bug", "TRACKS", "Bug 1"),
+                  *([("Bug 1", "HAS_STATUS", status)] if status else []))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done,
+                            ended_status_ids={story.id("Wontfix")})
+    (cluster,) = cluster_episodes(settled.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert (summary.name, summary.claims[0].text) == ("Meta Bug tracking Bug 1", says)
+
+
+def test_a_report_resolved_in_the_new_year_carries_its_year() -> None:
+    # The reports came in late December; Acme said it was resolved for them on 3 January.
+    story = Story().declare("Customer", "Acme", "Globex").declare("Issue", "Login Timeout")
+    december = datetime(2026, 12, 28, 9, 0, tzinfo=UTC)
+    story.episode("Support", ("Acme", "REPORTED", "Login Timeout"), at=december)
+    story.episode("Support", ("Globex", "REPORTED", "Login Timeout"),
+                  at=december + timedelta(days=1))
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    acme = story.fact("Acme", "REPORTED", "Login Timeout")
+    ended = EndedReport(acme, story.id("Acme"), story.id("Login Timeout"), (1,), december,
+                        datetime(2027, 1, 3, 9, 0, tzinfo=UTC), None)
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links, ended_fact_ids=(acme,))
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                build_context(story.rows, ended_reports=[ended]))
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.claims[1].text == (
+        "Acme (3 Jan 2027) reports it resolved for them; Globex has not said so.")
+
+
+def test_an_issue_named_in_the_plural_affects_in_the_plural() -> None:
+    story = Story().declare("Customer", "Acme", "Globex").declare("Issue", "Timeout Errors")
+    story.declare("Product", "Checkout")
+    story.episode("Support", ("Acme", "REPORTED", "Timeout Errors"),
+                  ("Timeout Errors", "AFFECTS", "Checkout"), day=0)
+    story.episode("Support", ("Globex", "REPORTED", "Timeout Errors"), day=1)
+
+    assert summary_of(story).claims[1].text == "The Timeout Errors affect the Checkout."
+
+
+def test_one_customer_resolved_and_two_silent_have_not_said_so() -> None:
+    story = Story().declare("Customer", "Acme", "Globex", "Initech")
+    story.declare("Issue", "Login Timeout")
+    for day_, customer in enumerate(["Acme", "Globex", "Initech"]):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"), day=day_)
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    acme = story.fact("Acme", "REPORTED", "Login Timeout")
+    ended = EndedReport(acme, story.id("Acme"), story.id("Login Timeout"), (1,), MONDAY,
+                        MONDAY + timedelta(days=5), None)
+    cluster = Cluster(cluster.episode_ids, cluster.fact_ids, cluster.links, ended_fact_ids=(acme,))
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                build_context(story.rows, ended_reports=[ended]))
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Login Timeout reported by 3 customers, 1 reports it resolved"
+    assert summary.claims[1].text == (
+        "Acme (7 Mar) reports it resolved for them; Globex and Initech have not said so.")
+
+
+def test_unblocking_one_workstream_of_two_owners_names_both_waiting_on_it() -> None:
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Payments"),
+                  ("Payments", "DEPENDS_ON", "Auth"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Payments"), ("Payments", "DEPENDS_ON", "Auth"))
+
+    assert summary_of(story).claims[-1].text == (
+        "Unblocking the Auth clears the one workstream waiting on it and the 2 people waiting on "
+        "it: Alice and Bob.")
+
+
+def test_unblocking_two_workstreams_of_two_people_names_them_waiting_on_them() -> None:
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"),
+                  ("Search", "DEPENDS_ON", "Index"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Reports"), ("Reports", "DEPENDS_ON", "Index"))
+
+    assert summary_of(story).claims[-1].text == (
+        "Unblocking the Index clears all 2 workstreams and the 2 people waiting on them: Alice "
+        "and Bob.")
+
+
+def test_work_blocked_downstream_is_listed_by_name_and_a_name_with_its_own_article_keeps_it(
+) -> None:
+    story = Story()
+    story.episode("", ("Search", "DEPENDS_ON", "The Big Migration"))
+    story.episode("", ("Zoo Export", "DEPENDS_ON", "Search"), ("Alerts", "DEPENDS_ON", "Search"))
+
+    texts = [claim.text for claim in summary_of(story).claims]
+
+    assert texts[0].startswith("The Big Migration, with no owner named in these updates, is the "
+                               "root blocker")
+    assert texts[2] == "The Alerts and the Zoo Export are blocked downstream, through the Search."
+
+
+# -- small words: lists, clipping, sentences, sources named in order (issue #18) ----------------
+
+
+@pytest.mark.parametrize(
+    ("count_", "reads"),
+    [(4, "A1, A2, A3 and A4"), (5, "A1, A2, A3 and 2 others")],
+)
+def test_a_list_names_up_to_four_and_past_that_three_and_counts_the_others(
+    count_: int, reads: str,
+) -> None:
+    assert and_list([f"A{i}" for i in range(1, count_ + 1)], limit=3) == reads
+
+
+def test_a_clipped_text_ends_at_a_word_without_its_trailing_comma() -> None:
+    assert clip("Acme, FedEX, Initech and Umbrella", 14) == "Acme, FedEX…"
+
+
+@pytest.mark.parametrize("text", ["Done.", "Ship it!", "Why?"])
+def test_a_sentence_that_already_ends_keeps_its_ending(text: str) -> None:
+    assert sentence(text) == text
+
+
+def test_sources_pointing_at_one_target_are_named_by_name_and_one_of_them_agrees() -> None:
+    story = Story().declare("Customer", "Zeta Corp", "Acme").declare("Product", "Chips", "Gears")
+    story.episode("Buyer", ("Zeta Corp", "SUPPLIES", "Chips"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Chips"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Gears"))
+    story.episode("Buyer", ("Acme", "SUPPLIES", "Gears"))
+    linking = {**LINKING, "SUPPLIES": "target"}
+
+    texts = {s.claims[-1].text for s, _ in summaries(story, linking)}
+
+    assert texts == {"2 updates say that Acme and Zeta Corp supply the Chips.",
+                     "2 updates say that Acme supplies the Gears."}
+
+
+def test_a_chain_whose_only_tracker_has_everything_done_is_told_as_the_tracker() -> None:
+    story = Story().declare("Status", "Fixed")
+    story.episode("Triage", ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Dev", ("Bug 1", "HAS_STATUS", "Fixed"), ("Meta Bug", "TRACKS", "Bug 1"))
+    story.episode("Ann", ("Release", "DEPENDS_ON", "Meta Bug"))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done)
+    (cluster,) = extend_clusters(
+        cluster_episodes(settled.rows, LINKING, story.authors).clusters, context)
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "Meta Bug tracking Bug 1"
+
+
+def test_a_summary_tells_at_most_three_issues() -> None:
+    story = Story().declare("Customer", "Acme", "Globex")
+    issues = ["Issue A", "Issue B", "Issue C", "Issue D"]
+    story.declare("Issue", *issues)
+    for day_, issue in enumerate(issues):
+        story.episode("Support", ("Acme", "REPORTED", issue), ("Globex", "REPORTED", issue),
+                      ("Acme", "REPORTED", "Issue A"), day=day_)
+
+    summary = summary_of(story)
+
+    assert not any("Issue D" in claim.text for claim in summary.claims)
+
+
+def test_updates_no_signature_joins_on_their_own_still_get_a_summary_citing_a_fact() -> None:
+    # A part of a split component may keep no link of its own (its signatures were cut): the
+    # window cites no link, so the summary falls back to saying the updates share facts.
+    story = Story()
+    story.episode("Alice", ("Alice", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Bob", ("Bob", "RESPONSIBLE_FOR", "Billing"))
+    facts = tuple(sorted(story.fact_ids.values()))
+    structure = analyse_cluster(Cluster((1, 2), facts, links=()), story.facts, story.entities,
+                                story.episodes)
+
+    summary = summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+    assert summary.name == "2 related updates"
+    assert [(c.text, c.fact_ids) for c in summary.claims] == [
+        ("These 2 updates share facts.", facts[:1])]
+
+
+def test_work_blocked_downstream_through_several_items_names_them_by_name() -> None:
+    story = Story()
+    story.episode("", ("Zeta Search", "DEPENDS_ON", "Index"),
+                  ("Alpha Reports", "DEPENDS_ON", "Index"))
+    story.episode("", ("Export", "DEPENDS_ON", "Zeta Search"),
+                  ("Export", "DEPENDS_ON", "Alpha Reports"))
+
+    texts = [claim.text for claim in summary_of(story).claims]
+
+    assert "The Export is blocked downstream, through the Alpha Reports and the Zeta Search." \
+        in texts
+
+
+def test_an_author_whose_entity_the_updates_never_mention_is_not_named() -> None:
+    story = Story().declare("Person", "Alice")
+    story.episode("Alice", ("Bob", "RESPONSIBLE_FOR", "Search"))
+    story.episode("Alice", ("Bob", "RESPONSIBLE_FOR", "Search"))
+    episodes = {e: info._replace(author="") for e, info in story.episodes.items()}
+    entities = {i: e for i, e in story.entities.items() if e.name != "Alice"}
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    structure = analyse_cluster(cluster, story.facts, entities, episodes)
+
+    summary = summarize_with_template(structure, story.facts, entities, episodes)
+
+    assert summary.claims[0].text.startswith("Their authors wrote these 2 related updates")
+
+
+def test_one_tracker_item_waiting_without_a_title_is_named_by_its_key() -> None:
+    story = Story()
+    story.episode("Dev", ("Bug 7", "DEPENDS_ON", "Bug 3"))
+    story.episode("Dev", ("Bug 7", "DEPENDS_ON", "Bug 3"))
+
+    assert summary_of(story).name == "Bug 3 blocking Bug 7"
+
+
+def test_a_second_tracker_of_the_same_items_under_another_title_says_so_without_same_title(
+) -> None:
+    story = Story()
+    for bug in ("Bug 1", "Bug 2"):
+        story.episode("Triage", ("Meta A", "TRACKS", bug))
+        story.episode("Triage", ("Meta B", "TRACKS", bug))
+    story.title("Meta A", "Startup speed").title("Meta B", "Startup time")
+
+    summary = summary_of(story)
+
+    assert summary.claims[-1].text == "Meta B “Startup time” tracks the same 2 items as Meta A."
+
+
+def test_a_tracker_of_one_item_clips_both_titles_in_its_name_at_forty_characters() -> None:
+    story = Story()
+    story.episode("Triage", ("Bug 100", "TRACKS", "Bug 200"))
+    story.episode("Triage", ("Bug 100", "TRACKS", "Bug 200"))
+    story.title("Bug 100", "Slow " * 10).title("Bug 200", "Leak " * 10)  # 49 characters each
+
+    assert summary_of(story).name == (
+        "Bug 100 “Slow Slow Slow Slow Slow Slow Slow…” tracking "
+        "Bug 200 “Leak Leak Leak Leak Leak Leak Leak…”")
+
+
+def tracker_summary(statuses: dict[str, str | None], waiting: tuple[str, ...] = ()) -> Summary:
+    """The Meta Bug tracks the given bugs, each with its status (Fixed: done, Wontfix: ended,
+    Open, or none); each bug in ``waiting`` has a feature waiting on it."""
+    story = Story().declare("Status", "Fixed", "Wontfix", "Open")
+    for bug in statuses:
+        story.episode("Triage", ("Meta Bug", "TRACKS", bug))
+    for bug, status in statuses.items():
+        if status:
+            story.episode("Dev", ("Meta Bug", "TRACKS", bug), (bug, "HAS_STATUS", status))
+    for bug in waiting:
+        story.episode("Ann", (f"Feature on {bug}", "DEPENDS_ON", bug))
+    settled = settle_dependencies(story.rows, {story.id("Fixed")})
+    context = build_context(settled.rows, done=settled.done,
+                            ended_status_ids={story.id("Wontfix")})
+    clusters = extend_clusters(cluster_episodes(settled.rows, LINKING, story.authors).clusters,
+                               context)
+    tracks = story.fact("Meta Bug", "TRACKS", next(iter(statuses)))
+    (cluster,) = [c for c in clusters if tracks in c.fact_ids]
+    structure = analyse_cluster(cluster, story.facts, story.entities, story.episodes, context)
+    return summarize_with_template(structure, story.facts, story.entities, story.episodes)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "waiting", "name", "says"),
+    [
+        ({"Bug 1": "Open", "Bug 2": "Fixed"}, (), "Meta Bug tracking 2 items, 1 open",
+         "The Meta Bug tracks 2 items: 1 open and 1 done; open: Bug 1."),
+        ({"Bug 1": "Open", "Bug 2": "Open"}, (), "Meta Bug tracking 2 items, 2 open",
+         "The Meta Bug tracks 2 items, all open; open: Bug 1 and Bug 2."),
+        ({"Bug 1": "Fixed", "Bug 2": None}, (), "Meta Bug tracking 2 items, 0 open",
+         "The Meta Bug tracks 2 items: 1 done and 1 with no status in these updates."),
+        ({"Bug 1": "Fixed", "Bug 2": "Fixed"}, (), "Meta Bug tracking 2 items, 0 open",
+         "The Meta Bug tracks 2 items, all done."),
+        ({"Bug 1": "Open", "Bug 2": "Open"}, ("Bug 2",), "Meta Bug tracking 2 items, 2 open",
+         "The Meta Bug tracks 2 items, all open; the most waited on first: Bug 2 (1 item "
+         "waiting) and Bug 1."),
+    ],
+)
+def test_a_tracker_counts_its_items_by_state_and_lists_the_open_ones_most_waited_on_first(
+    statuses: dict[str, str | None], waiting: tuple[str, ...], name: str, says: str,
+) -> None:
+    summary = tracker_summary(statuses, waiting)
+
+    assert (summary.name, summary.claims[0].text) == (name, says)
