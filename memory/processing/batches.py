@@ -47,6 +47,7 @@ from memory.processing.recording import (
 from memory.processing.support_state import SupportProblems
 from memory.resolution import (
     NameCache,
+    Resolution,
     forget_name_index,
     name_index,
     resolve_entities,
@@ -129,21 +130,35 @@ def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
     return outcomes
 
 
+def settle_customer_problems(episode: Episode, extraction: Extraction,
+                             problems: SupportProblems) -> Extraction:
+    """A customer's reading with its problems settled: one problem said in many ways is one
+    issue of its brand (``memory.support``); one problem a message, a thread's problem its own,
+    and what no rule reads joined by its words to its brand's closest issue
+    (``memory.support_issues``). Anyone else's reading as it is."""
+    if extraction.author is None or extraction.author.type != "Customer":
+        return extraction
+    given = [name for fact in (episode.supplied or {}).get("facts", [])
+             for name in (fact.get("source", ""), fact.get("target", ""))]
+    extraction = by_problem(extraction, brand_of(episode.source), given=given)
+    return problems.settle(episode, extraction)
+
+
+def resolve_mentions(batch: FactBatch, names: NameCache, episode: Episode,
+                     extraction: Extraction) -> Resolution:
+    """The entities the reading names, found or created in the batch's graph."""
+    mentions = [(e.name, e.type) for e in extraction.all_entities()]
+    resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
+    batch.fresh_entities.update(e.pk for e in resolution.created)
+    return resolution
+
+
 def _apply(
     batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction,
     problems: SupportProblems,
 ) -> EpisodeOutcome:
-    if extraction.author is not None and extraction.author.type == "Customer":
-        # One problem said in many ways is one issue of its brand (``memory.support``).
-        given = [name for fact in (episode.supplied or {}).get("facts", [])
-                 for name in (fact.get("source", ""), fact.get("target", ""))]
-        extraction = by_problem(extraction, brand_of(episode.source), given=given)
-        # One problem a message, a thread's problem its own, and what no rule reads joined by
-        # its words to its brand's closest issue.
-        extraction = problems.settle(episode, extraction)
-    mentions = [(e.name, e.type) for e in extraction.all_entities()]
-    resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
-    batch.fresh_entities.update(e.pk for e in resolution.created)
+    extraction = settle_customer_problems(episode, extraction, problems)
+    resolution = resolve_mentions(batch, names, episode, extraction)
     outcome = EpisodeOutcome(episode=episode, extraction=extraction)
     FactRecorder(batch, episode, resolution, outcome).record(extraction)
     # Set either way: a batch that rolled back may have left an entity that no longer exists.

@@ -38,6 +38,7 @@ from memory.graph_settings import ontology_for
 from memory.models import Episode, Fact, FactEvidence, Graph
 from memory.names import normalize_name
 from memory.ontology import Ontology
+from memory.processing.batches import resolve_mentions, settle_customer_problems
 from memory.processing.reading import NamesRead, extract_episodes
 from memory.processing.recording import (
     EpisodeOutcome,
@@ -48,8 +49,7 @@ from memory.processing.recording import (
     update_rows,
 )
 from memory.processing.support_state import SupportProblems
-from memory.resolution import NameCache, forget_name_index, name_index, resolve_entities
-from memory.support import brand_of, by_problem
+from memory.resolution import NameCache, forget_name_index, name_index
 
 logger = logging.getLogger(__name__)
 
@@ -184,15 +184,9 @@ def _restore_unchanged_closings(batch: FactBatch, before: dict[int, Closed]) -> 
 
 def _record(batch: FactBatch, names: NameCache, episode: Episode, extraction: Extraction,
             problems: SupportProblems, *, now: datetime) -> None:
-    if extraction.author is not None and extraction.author.type == "Customer":
-        given = [name for fact in (episode.supplied or {}).get("facts", [])
-                 for name in (fact.get("source", ""), fact.get("target", ""))]
-        extraction = by_problem(extraction, brand_of(episode.source), given=given)
-        # as when the rules' reading was first applied (``memory.processing.batches``)
-        extraction = problems.settle(episode, extraction)
-    mentions = [(e.name, e.type) for e in extraction.all_entities()]
-    resolution = resolve_entities(batch.graph, mentions, now=episode.ingested_at, names=names)
-    batch.fresh_entities.update(e.pk for e in resolution.created)
+    # as when the rules' reading was first applied (``memory.processing.batches``)
+    extraction = settle_customer_problems(episode, extraction, problems)
+    resolution = resolve_mentions(batch, names, episode, extraction)
     recorder = FactRecorder(batch, episode, resolution, EpisodeOutcome(episode, extraction))
     # What the model adds was learned now, not when the update arrived.
     recorder.now = now
