@@ -5,7 +5,9 @@ The corpus's original batch holds 175 public support messages of four brands (Do
 from its Mac and Windows trackers; Warp; Bitwarden; Tailscale), each labelled with its ``brand``
 and the ``problem`` it reports (``null`` for a message that reports none: a request for logs, a
 closing notice); its dev-extra batch 110 more of four other brands (Postman, Signal Desktop,
-Cursor, Mullvad VPN), dev only. By default the original batch is scored whole (every split);
+Cursor, Mullvad VPN), dev only; its validation batch 27 more messages of the original brands and
+problems from other threads, dev only, for measuring (never part of ``all``). By default the
+original batch is scored whole (every split);
 ``split`` and ``batch`` choose part of it, so that work on the product is judged on the dev
 messages and the test messages are scored only to report (``tests/corpus/README.md``).
 
@@ -58,7 +60,14 @@ SUPPORT_FILES = ("docker-for-mac", "docker-for-win", "warp", "bitwarden-clients"
 EXTRA_SUPPORT_FILES = ("postman", "signal-desktop", "cursor", "mullvad")
 """The dev-extra batch's support sources (dev only)."""
 SPLITS = ("all", "dev", "test")
-BATCHES = ("original", "dev-extra", "all")
+BATCHES = ("original", "dev-extra", "validation", "all")
+"""``all`` is the original and dev-extra batches: the validation batch's messages (dev-only, in the
+original support files, ``tests/corpus/README.md``) are scored only when asked for by name, so
+that they never change the figures of the other batches."""
+_BATCH_FILES = {"original": SUPPORT_FILES, "dev-extra": EXTRA_SUPPORT_FILES,
+                "validation": SUPPORT_FILES, "all": SUPPORT_FILES + EXTRA_SUPPORT_FILES}
+_BATCH_RECORDS = {"original": {"original"}, "dev-extra": {"dev-extra"},
+                  "validation": {"validation"}, "all": {"original", "dev-extra"}}
 SKLEARN_MISSING = ("the support corpus baseline needs scikit-learn: "
                    "pip install -e '.[bench]'")
 
@@ -81,19 +90,18 @@ class Message:
 def load_support_corpus(directory: Path, *, split: str = "all", batch: str = "original",
                         ) -> tuple[list[dict[str, Any]], list[Message]]:
     """The support files' records (as ``ingest`` reads them, in time order) and their labels:
-    those of ``split`` (``dev``, ``test`` or ``all``) in ``batch`` (``original``, ``dev-extra``
-    or ``all``; a record without a batch is of the original one)."""
+    those of ``split`` (``dev``, ``test`` or ``all``) in ``batch`` (``original``, ``dev-extra``,
+    ``validation`` or ``all`` — the first two; a record without a batch is of the original
+    one)."""
     if split not in SPLITS or batch not in BATCHES:
         raise ValueError(f"unknown split {split!r} or batch {batch!r}")
-    names = {"original": SUPPORT_FILES, "dev-extra": EXTRA_SUPPORT_FILES,
-             "all": SUPPORT_FILES + EXTRA_SUPPORT_FILES}[batch]
     records: list[dict[str, Any]] = []
-    for name in names:
+    for name in _BATCH_FILES[batch]:
         path = directory / f"{name}.jsonl"
         records += [r for r in (json.loads(line) for line in path.read_text().splitlines()
                                 if line.strip())
-                    if split in ("all", r.get("split")) and batch in (
-                        "all", r.get("batch", "original"))]
+                    if split in ("all", r.get("split"))
+                    and r.get("batch", "original") in _BATCH_RECORDS[batch]]
     records.sort(key=lambda r: (r["reference_time"], r["external_id"]))
     messages = [Message(r["external_id"], r["brand"], r.get("problem"), r["content"])
                 for r in records]

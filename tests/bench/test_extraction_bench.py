@@ -290,6 +290,27 @@ def test_the_command_reads_one_batch_when_asked(tiny_corpus: Path, tmp_path: Pat
 
 
 @pytest.mark.django_db  # the report names the database server
+def test_the_validation_batch_is_scored_only_when_asked_and_never_with_its_misses(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    held = _record("v1", "The search page is blocked on the index rebuild.", "tracker", "dev",
+                   [_gold("search page", "DEPENDS_ON", "index rebuild",
+                          "The search page is blocked on the index rebuild.")],
+                   batch="validation")
+    tracker = tiny_corpus / "tracker.jsonl"  # a batch of the original sources, in their file
+    tracker.write_text(tracker.read_text() + json.dumps(held) + "\n")
+
+    by_default = _run("--corpus", str(tiny_corpus), "--split", "dev", "--out", str(tmp_path / "a"))
+    assert _row(by_default, "dev split, per genre", "all")[1] == "3"  # as without it
+    validation = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "validation",
+                      "--out", str(tmp_path / "b"))
+    assert _row(validation, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    assert "support" not in validation
+    with pytest.raises(CommandError, match="validation batch is for measuring"):
+        _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "validation",
+             "--misses", "--out", str(tmp_path / "c"))
+
+
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
@@ -361,11 +382,42 @@ def test_the_later_dev_extra_batch_is_dev_only_and_from_sources_of_its_own() -> 
              if row["batch"] == "dev-extra"}
     assert extra and set(extra.values()) == {"dev"}
     assert not original_sources & {source for source, _ in extra}
-    assert {row["batch"] for row in rows} == {"original", "dev-extra"}
+    assert {row["batch"] for row in rows} == {"original", "dev-extra", "validation"}
     for source, record in _corpus_records():
         if record.get("batch") == "dev-extra":
             assert record["split"] == extra.pop((source, record["external_id"])) == "dev"
     assert not extra  # every dev-extra row of split.tsv is an episode
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def test_the_validation_batch_is_dev_only_new_text_from_the_original_sources() -> None:
+    rows = _split_rows()
+    original_sources = {row["source"] for row in rows if row["batch"] == "original"}
+    held = {(row["source"], row["external_id"]): row["split"] for row in rows
+            if row["batch"] == "validation"}
+    assert held and set(held.values()) == {"dev"}
+    assert {source for source, _ in held} <= original_sources
+    assert len({row["external_id"] for row in rows}) == len(rows)  # no id twice
+    records = _corpus_records()
+    others = [r for _, r in records if r.get("batch") != "validation"]
+    other_texts = {_normal(r["content"]) for r in others}
+    other_meetings = {r["origin"].rsplit(" (section", 1)[0] for r in others
+                      if r["genre"] == "meeting"}
+    genres: Counter[str] = Counter()
+    for source, record in records:
+        if record.get("batch") != "validation":
+            continue
+        assert record["split"] == held.pop((source, record["external_id"])) == "dev"
+        assert "gold_facts" in record  # labelled
+        assert _normal(record["content"]) not in other_texts, record["external_id"]
+        if record["genre"] == "meeting":  # no meeting shared with a dev or test episode
+            assert record["origin"].rsplit(" (section", 1)[0] not in other_meetings
+        genres[record["genre"]] += 1
+    assert not held  # every validation row of split.tsv is an episode
+    assert genres == {"tracker": 20, "meeting": 21, "support": 27}
 
 
 def test_the_agreement_sample_is_its_rule_over_original_dev_episodes_all_labelled_twice() -> None:

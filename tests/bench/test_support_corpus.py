@@ -116,7 +116,8 @@ def test_the_support_corpus_has_its_175_labelled_messages_of_four_brands() -> No
 
 @pytest.mark.parametrize(("split", "batch", "count", "brands"), [
     ("dev", "original", 122, 4), ("test", "original", 53, 4), ("dev", "dev-extra", 110, 4),
-    ("test", "dev-extra", 0, 0), ("all", "all", 285, 8),
+    ("test", "dev-extra", 0, 0), ("all", "all", 285, 8), ("dev", "validation", 27, 4),
+    ("test", "validation", 0, 0),
 ])
 def test_a_split_and_a_batch_choose_the_messages_scored(split: str, batch: str, count: int,
                                                        brands: int) -> None:
@@ -124,6 +125,15 @@ def test_a_split_and_a_batch_choose_the_messages_scored(split: str, batch: str, 
     assert len(records) == len(messages) == count
     assert len({m.brand for m in messages}) == brands
     assert all(split in ("all", r["split"]) for r in records)
+
+
+def test_the_validation_messages_are_in_no_other_batch_of_the_grouping_bench() -> None:
+    validation = {m.external_id for m in load_support_corpus(CORPUS, batch="validation")[1]}
+    assert len(validation) == 27
+    for batch in ("original", "dev-extra", "all"):
+        for split in ("all", "dev"):
+            _, messages = load_support_corpus(CORPUS, split=split, batch=batch)
+            assert not validation & {m.external_id for m in messages}
 
 
 @pytest.mark.slow

@@ -82,7 +82,8 @@ class Command(BaseCommand):
                             help="the support corpus's messages of this split (default all)")
         parser.add_argument("--support-batch", choices=BATCHES, default="original",
                             help="the support corpus's messages of this batch (default the "
-                                 "original one; dev-extra is dev only)")
+                                 "original one; dev-extra and validation are dev only; all = "
+                                 "original and dev-extra)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["imports_only"]:

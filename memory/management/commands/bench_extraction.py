@@ -37,8 +37,10 @@ class Command(BaseCommand):
                             help="only this genre (repeatable); all by default")
         parser.add_argument("--batch", action="append", choices=BATCHES,
                             help="only this batch (repeatable): 'original' (the episodes the "
-                                 "split was frozen on) or 'dev-extra' (dev-only episodes added "
-                                 "later); all by default")
+                                 "split was frozen on), 'dev-extra' (dev-only episodes added "
+                                 "later) or 'validation' (dev-only episodes of the original "
+                                 "sources, for measuring only: never with --misses); original "
+                                 "and dev-extra by default")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",
@@ -51,6 +53,9 @@ class Command(BaseCommand):
         corpus = Path(options["corpus"])
         if not corpus.is_dir():
             raise CommandError(f"no corpus directory {corpus}")
+        if options["misses"] and "validation" in (options["batch"] or ()):
+            raise CommandError("the validation batch is for measuring, not for reading misses "
+                               "(tests/corpus/README.md): drop --misses or --batch validation")
         splits = SPLITS if options["split"] == "both" else (options["split"],)
         episodes = load_corpus(corpus, splits=splits, genres=options["genre"],
                                batches=options["batch"])
