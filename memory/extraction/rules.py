@@ -213,7 +213,7 @@ from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
-from memory.extraction.readings import ReadingStack, reading
+from memory.extraction.readings import RETIRED, ReadingStack, reading
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -226,7 +226,7 @@ from memory.extraction.trackers import hedged, name_own_item, read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread, same_item
-from memory.language.words import is_common_word, language_of, tag
+from memory.language.words import is_common_word, language_of, tag, without_manner_adverbs
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
@@ -1110,7 +1110,8 @@ class _Reader:
             # "NodeProblemDetector [NodeFeature:…] is flaky": the test's status, as reported
             test = ExtractedEntity(_display(name), self._known_type(name) or "Service")
             word = "flaky" if said.startswith("flak") else "failing"
-            self.status(test, word, clause, reported=False)
+            with self.readings.running("flaky_title"):
+                self.status(test, word, clause, reported=False)
         event = _EVENT.search(words)
         broke = _TITLE_OBJECT.search(words)
         if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(
@@ -1435,7 +1436,8 @@ class _Reader:
                     not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
-            if action is None and (done_by := _DONE_BY.match(words)) is not None and not (
+            if action is None and "done_by" not in RETIRED and (
+                    done_by := _DONE_BY.match(words)) is not None and not (
                     done_by["by"] and self.context_is_own and not self.own_is_section
                     and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
                 # (in a thread, "@gopherbot opened two backport issues" opened other items)
@@ -1463,7 +1465,7 @@ class _Reader:
                         self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
             covered = _COVERED_BY.match(self.masked.text.strip()) or _COVERED_BY.match(words)
-            if covered is not None:
+            if covered is not None and "covered_by" not in RETIRED:
                 reference = self.masked.references.get(covered["ref"] or covered["ref2"])
                 if reference is not None and reference.type == "WorkItem" and (
                         reference.name != self.context.name):
@@ -1556,7 +1558,7 @@ class _Reader:
             text = text[: date.start()] + text[date.end():]
         if not _ADVERBIAL_WORDS.isdisjoint(words):
             text = _ADVERBIAL.sub("", text)
-        text = _clean(text)
+        text = _clean(without_manner_adverbs(text))
         return _Clause(text=text, kind=kind, sentence=sentence, ordinal=self.ordinal,
                        valid_at=valid_at)
 
@@ -1583,6 +1585,10 @@ class _Reader:
             if self._match(_REASON_PATTERNS, clause):
                 return
             clause.topic = None
+        elif clause.kind == "reason" and previous is not None:
+            # "These tests have flaked consistently since #92442 merged" (k8s-93210): the
+            # time or reason of a statement not read says nothing of its own
+            return
         noticed = _NOTICED.match(clause.text)
         if noticed is not None and _has_verb(noticed["rest"]):
             clause.text = noticed["rest"]  # "I noticed MagicDNS stops working": what was seen
@@ -1866,6 +1872,8 @@ class _Reader:
         ordinal: int,
         valid_at: datetime | None = None,
     ) -> None:
+        if self.readings.retired():
+            return
         self.records.append(_Record("fact", source, relation, target, sentence, ordinal, valid_at,
                                     self.readings.path()))
 
@@ -1884,6 +1892,8 @@ class _Reader:
 
     def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,
                 clause: _Clause) -> None:
+        if self.readings.retired():
+            return
         self.records.append(_Record("closure", source, relation, target, clause.sentence,
                                     clause.ordinal, clause.valid_at, self.readings.path()))
 
@@ -1906,6 +1916,8 @@ class _Reader:
         reported = (reported and clause.kind not in {"reason", "relative"}
                     and self.speaker is None and not self.in_context
                     and subject.name not in self.reference_names)
+        if self.readings.retired():
+            return
         if reported and self.author is not None:
             with self.readings.running("implied_owner"):
                 self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
@@ -2058,7 +2070,11 @@ _IN_LOGS = re.compile(r"\b(?:in|from|on) (?:the |your |my |these |those )?(?:\w+
 
 
 def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts"."""
+    """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts". In a pull
+    request nobody reports a problem: "The new ARM runners report a permission error" (uv-pr-10697)
+    says what the change is about (its title reports nothing either)."""
+    if r.thread is not None and r.thread.change:
+        return False
     subject = m["s"]
     reporter = r.agent(subject, c, reporter=True)
     surface = None
