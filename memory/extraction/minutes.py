@@ -520,9 +520,10 @@ def find_commitment(text: str) -> Commitment | None:
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())
-    if found is not None and _is_clause(found["who"]) or (
-            found is not None and len(found["who"].split()) > 3
-            and not _NAME_LIST.fullmatch(found["who"].strip(" ,:*_"))):
+    if found is not None and (
+        _is_clause(found["who"])
+        or (len(found["who"].split()) > 3 and not _NAME_LIST.fullmatch(found["who"].strip(" ,:*_")))
+    ):
         # "London testnet fork blocks agreed, Tim to document": the clause that commits;
         # "DS: Poll passes, will create a repo for this" (wasm-cg): a subject has no verb of
         # its own, so what commits is the clause after the comma, said by the speaker

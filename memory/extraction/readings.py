@@ -18,7 +18,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 RETIRED = frozenset(
     {
-        "covered_by",  # "discussed #321 which covers this": 3 matches, all of one openjs-cpc episode
+        "covered_by",  # "discussed #321 which covers this": 3 matches, one openjs-cpc episode
         "done_by",  # "pnkfelix opened …" under an agenda item: one rust-lang-team episode
         "heading_by",  # "## Pres 04: Gossipsub V2 by @ppopth": one ethereum-pm episode
         "speaks_for",  # "Shahan advised that they…" under "## Artemis": one ethereum-pm episode
