@@ -47,6 +47,9 @@ How a text is read
    speaks for the first-person lines under it, and a heading that states a status ("PRs
    waiting on team") gives it to each referenced item under it. The heading is never an entity,
    and each fact cites its own line.
+5. Each fact carries the *reading* that produced it (``memory.extraction.readings``: the
+   handler, line reader or minutes hook, nested as ``about_context>action_item``) for the
+   extraction bench's ``--by-reading``; a reading in ``readings.RETIRED`` records nothing.
 Interpretation rules (judgement calls)
 --------------------------------------
 * First person (I, we, our team, me, us) is the author; so is a standup line with no subject
