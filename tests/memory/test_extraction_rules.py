@@ -787,14 +787,9 @@ def test_a_teammate_who_sees_a_problem_reports_it_as_a_person() -> None:
      ("MirrorPodWithGracePeriod Test", "HAS_STATUS", "Flaky")),
     ("Summary API test fails on arm64 #100", ("Summary API Test", "HAS_STATUS", "Failing")),
 ])
-def test_a_tracker_title_that_says_a_test_flakes_gives_no_status_the_reading_is_retired(
+def test_a_tracker_title_that_says_a_test_flakes_gives_its_status(
         title: str, expected: Signature) -> None:
-    """Only two kubernetes episodes justified it (``memory.extraction.readings.RETIRED``): the
-    title is still its author's report."""
-    found = signatures(extract(f"# {title}\n\nSee the grid.", author="harche"))
-
-    assert expected not in found
-    assert [f for f in found if f[1] == "REPORTED"] != []
+    assert expected in signatures(extract(f"# {title}\n\nSee the grid.", author="harche"))
 
 
 @pytest.mark.parametrize("title", [
@@ -899,13 +894,13 @@ def test_a_tracker_title_is_no_agenda_for_x_to_lines() -> None:
     assert [f for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"] == []
 
 
-def test_who_reports_first_under_a_teams_heading_is_no_member_the_reading_is_retired() -> None:
-    # ethpm-allcoredevs-el-meetings-meeting-132-s14 (shortened): ethereum-pm alone justified
-    # it (``memory.extraction.readings.RETIRED``)
+def test_who_reports_first_under_a_teams_heading_is_a_member_of_the_team() -> None:
+    # ethpm-allcoredevs-el-meetings-meeting-132-s14 (shortened): Tim Beiko moderates
     extraction = extract("## Besu\n\n**Gary Schulte**\n* We have PRs. We are working on that."
                          "\n\n**Tim Beiko**\n* Got it. And Nethermind?\n", author="")
 
-    assert [f for f in signatures(extraction) if f[1] == "MEMBER_OF"] == []
+    assert [f for f in signatures(extraction) if f[1] == "MEMBER_OF"] == [
+        ("Gary Schulte", "MEMBER_OF", "Besu")]
 
 
 def test_a_one_word_team_heading_is_no_lettered_section() -> None:
@@ -913,6 +908,7 @@ def test_a_one_word_team_heading_is_no_lettered_section() -> None:
     extraction = extract("### Parity\n\n**Wei**\n\n* working on the state transition\n",
                          author="")
 
+    assert ("Wei", "MEMBER_OF", "Parity") in signatures(extraction)
     assert ("Parity", "RESPONSIBLE_FOR", "State Transition") in signatures(extraction)
 
 
@@ -962,11 +958,12 @@ def test_we_will_names_no_one() -> None:
     "this.",
     "This is covered by https://github.com/openjs-foundation/cross-project-council/pull/321",
 ])
-def test_a_change_that_covers_an_item_is_not_read_the_reading_is_retired(line: str) -> None:
-    """Its three matches were one openjs-cpc episode (``memory.extraction.readings.RETIRED``)."""
+def test_an_item_waits_on_the_change_that_covers_it(line: str) -> None:
     extraction = extract(f"## Agenda\n\n{_ITEM_1472}  * {line}\n", author="")
 
-    assert [f for f in signatures(extraction) if f[1] == "DEPENDS_ON"] == []
+    assert signatures(extraction) == {(
+        "Improve the onboarding (openjs-foundation/cross-project-council#1472)", "DEPENDS_ON",
+        "openjs-foundation/cross-project-council#321")}
 
 
 def test_a_teams_done_items_give_their_status_and_no_responsibility() -> None:
@@ -987,13 +984,12 @@ def test_work_going_well_or_almost_done_is_in_progress(line: str) -> None:
     assert ("V 0.12 Update", "HAS_STATUS", "In Progress") in signatures(extraction)
 
 
-def test_a_heading_that_gives_a_talk_and_its_speaker_is_not_read_the_reading_is_retired(
-) -> None:
-    # ethpm-breakout-room-meetings-leanconsensus-meeting-03-s7, its only dev episode
+def test_a_heading_that_gives_a_talk_and_its_speaker_makes_them_responsible() -> None:
+    # ethpm-breakout-room-meetings-leanconsensus-meeting-03-s7
     extraction = extract("## Pres 04: Gossipsub V2 by @ppopth\n\n| Topic | Details |\n"
                          "| --- | --- |\n| V2 | Peers send IANNOUNCE |\n", author="")
 
-    assert signatures(extraction) == set()
+    assert signatures(extraction) == {("@ppopth", "RESPONSIBLE_FOR", "Gossipsub V2")}
 
 
 def test_an_action_item_in_parentheses_is_read() -> None:

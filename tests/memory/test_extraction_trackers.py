@@ -211,12 +211,9 @@ def test_saying_an_item_again_opening_other_items_or_reviewing_one_is_no_respons
     assert [f for f in read(text, url=url).facts if f.relation == "RESPONSIBLE_FOR"] == []
 
 
-def test_who_opened_the_thread_is_not_read_the_reading_is_retired() -> None:
-    """"pnkfelix opened …" (one rust-lang-team episode) was its only dev match
-    (``memory.extraction.readings.RETIRED``)."""
-    assert [f for f in read("@gopherbot opened it.",
-                            url="https://github.com/golang/go/issues/41012").facts
-            if f.relation == "RESPONSIBLE_FOR"] == []
+def test_who_opened_the_thread_itself_is_responsible_for_it() -> None:
+    assert ("@gopherbot", "RESPONSIBLE_FOR", "golang/go#41012") in signatures(
+        read("@gopherbot opened it.", url="https://github.com/golang/go/issues/41012"))
 
 
 # The supersede family: kubernetes (original) and uv (dev-extra); GUIDE §3's own example.

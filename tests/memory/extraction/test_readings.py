@@ -59,9 +59,3 @@ def test_a_fact_no_reading_claims_counts_as_untagged() -> None:
 
     assert reading_of(Added()) == UNTAGGED
 
-
-def test_a_retired_reading_records_nothing_and_leaves_the_sentence_to_the_others() -> None:
-    # "This issue has been resolved by #123" is read whole once the covered-by reading is gone
-    found = readings("This issue has been resolved by #123.", url="https://github.com/o/r/pull/50")
-
-    assert found[("o/r#50", "HAS_STATUS", "Resolved")] == "completed_by"
