@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from memory.extraction import ExtractedFact, Extraction
+from memory.extraction.readings import reading_of
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
@@ -67,6 +68,8 @@ class Fact:
     """A gold endpoint only the thread's metadata names (neither the content nor the author)."""
     sentence: str = field(default="", compare=False)
     """The sentence the fact was read from (shown by the miss listing, never compared)."""
+    reading: str = field(default="", compare=False)
+    """A predicted fact's reading (``memory.extraction.readings``: which rule produced it)."""
 
 
 @dataclass
@@ -146,19 +149,20 @@ _KEY = re.compile(r"\b([A-Z][A-Z0-9]{1,9})-(\d+)\b")
 
 
 def normalized_fact(source: str, relation: str, target: str, ontology: Ontology, *,
-                    implicit: bool = False, sentence: str = "") -> Fact | None:
+                    implicit: bool = False, sentence: str = "",
+                    reading: str = "") -> Fact | None:
     """The fact with its relation in canonical form (reversed names swap the endpoints);
     ``None`` for a relation neither the ontology nor the proposed additions know."""
     key = relation.strip().upper().replace(" ", "_").replace("-", "_")
     if key in PROPOSED_RELATIONS:
-        return Fact(source, key, target, implicit, sentence)
+        return Fact(source, key, target, implicit, sentence, reading)
     found = ontology.normalize_relation(relation)
     if found is None:
         return None
     name, swap = found
     if swap:
-        return Fact(target, name, source, implicit, sentence)
-    return Fact(source, name, target, implicit, sentence)
+        return Fact(target, name, source, implicit, sentence, reading)
+    return Fact(source, name, target, implicit, sentence, reading)
 
 
 def name_words(name: str) -> tuple[str, ...]:
@@ -390,7 +394,8 @@ def run_extraction_bench(episodes: Sequence[CorpusEpisode], *,
                      if not thread_membership(f, episode)
                      and (fact := normalized_fact(unscoped(f.source, brand), f.relation,
                                                  unscoped(f.target, brand), ontology,
-                                                 sentence=f.sentence))]
+                                                 sentence=f.sentence,
+                                                 reading=reading_of(f)))]
         result.scores.append(score_episode(corpus_episode, predicted))
     return result
 
@@ -464,6 +469,73 @@ def report_tables(figures: dict[str, Any], *, markdown: bool = False) -> list[st
     return out
 
 
+@dataclass
+class ReadingTally:
+    """A reading's predictions in one batch: matched (true positives) or not, and where its
+    matches come from — a reading whose matches all sit in one or two episodes, or one source,
+    was fitted to them."""
+
+    matched: int = 0
+    unmatched: int = 0
+    matched_episodes: set[str] = field(default_factory=set)
+    matched_sources: set[str] = field(default_factory=set)
+    unmatched_sources: set[str] = field(default_factory=set)
+
+    @property
+    def predicted(self) -> int:
+        return self.matched + self.unmatched
+
+    @property
+    def precision(self) -> float | None:
+        return _ratio(self.matched, self.predicted)
+
+
+def reading_tallies(scores: Iterable[EpisodeScore]) -> dict[str, dict[tuple[str, str],
+                                                                      ReadingTally]]:
+    """Per split and batch (``dev original``...), per reading and relation: the predictions
+    that matched a gold fact and those that did not (the bench's own matching)."""
+    result: dict[str, dict[tuple[str, str], ReadingTally]] = defaultdict(
+        lambda: defaultdict(ReadingTally))
+    for score in scores:
+        episode = score.episode
+        matched = {j for _, j in score.matched}
+        group = result[f"{episode.split} {episode.batch}"]
+        for j, fact in enumerate(score.predicted):
+            tally = group[(fact.reading or "untagged", fact.relation)]
+            if j in matched:
+                tally.matched += 1
+                tally.matched_episodes.add(str(episode.record.get("external_id")))
+                tally.matched_sources.add(episode.file)
+            else:
+                tally.unmatched += 1
+                tally.unmatched_sources.add(episode.file)
+    return {key: dict(value) for key, value in sorted(result.items())}
+
+
+def reading_report(scores: Iterable[EpisodeScore]) -> list[str]:
+    """``--by-reading``: per split and batch, a line per reading and relation — true and false
+    positives, precision, and how many episodes and sources its true positives come from —
+    worst precision first."""
+    out: list[str] = []
+    for group, readings in reading_tallies(scores).items():
+        rows = [[reading, relation, str(t.matched), str(t.unmatched), _cell(t.precision),
+                 str(len(t.matched_episodes)), str(len(t.matched_sources)),
+                 ", ".join(sorted(t.matched_sources | t.unmatched_sources))]
+                for (reading, relation), t in sorted(
+                    readings.items(),
+                    key=lambda item: (item[1].precision or 0.0, -item[1].unmatched, item[0]))]
+        total = ReadingTally()
+        for t in readings.values():
+            total.matched += t.matched
+            total.unmatched += t.unmatched
+        rows.append(["all", "", str(total.matched), str(total.unmatched),
+                     _cell(total.precision), "", "", ""])
+        out += ["", f"{group}, per reading:", "",
+                *_table(["reading", "relation", "TP", "FP", "P", "TP episodes", "TP sources",
+                         "sources"], rows)]
+    return out
+
+
 def miss_listing(scores: Iterable[EpisodeScore]) -> list[str]:
     """Per episode, the gold facts no prediction matched (``-``, ``*`` when implicit) and the
     predictions that matched no gold fact (``+``): what to read when working on recall or
@@ -482,8 +554,8 @@ def miss_listing(scores: Iterable[EpisodeScore]) -> list[str]:
                    f"{record.get('author') or '-'})")
         out += [f"  {'*' if g.implicit else '-'} {g.source} {g.relation} {g.target}"
                 f"  «{_excerpt(g.sentence)}»" for g in missed]
-        out += [f"  + {p.source} {p.relation} {p.target}  «{_excerpt(p.sentence)}»"
-                for p in wrong]
+        out += [f"  + {p.source} {p.relation} {p.target}  [{p.reading or 'untagged'}]"
+                f"  «{_excerpt(p.sentence)}»" for p in wrong]
     return out
 
 

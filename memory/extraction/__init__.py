@@ -34,6 +34,9 @@ class ExtractedFact:
     valid_at: datetime | None = None
     """An explicit start in the text ("upgraded on 2026-04-28"); else the episode's time."""
     invalid_at: datetime | None = None
+    reading: str = field(default="", compare=False, repr=False)
+    """Which reading of the rules extractor produced it (``memory.extraction.readings``):
+    provenance for the extraction bench, never stored with the fact."""
 
 
 @dataclass(frozen=True)

@@ -499,6 +499,19 @@ _OBJECT_STOP = re.compile(
 )
 
 
+_FINITE_TAGS = frozenset({"VBZ", "VBD", "VBP", "MD"})
+_NAME_LIST = re.compile(r"[A-Z@][\w.'’-]*(?:(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)[A-Z@][\w.'’-]*)+")
+"""Names joined by commas and "and" ("Brad, JF and Ben"): a subject, however many words."""
+
+
+def _is_clause(words: str) -> bool:
+    """Whether words before a modal hold a clause of their own, not a subject: a comma and a
+    finite verb ("Poll passes,"), never a name list ("Brad and JF")."""
+    if "," not in words:
+        return False
+    return any(tag(word) in _FINITE_TAGS for word in re.findall(r"[A-Za-z]+", words))
+
+
 def find_commitment(text: str) -> Commitment | None:
     """The work a minutes line commits someone to, if it does (see ``Commitment``); never a
     question, a negation ("will not"), or a verb that commits to no work ("will be", "to
@@ -507,8 +520,13 @@ def find_commitment(text: str) -> Commitment | None:
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())
-    if found is not None and len(found["who"].split()) > 3:
-        # "London testnet fork blocks agreed, Tim to document": the clause that commits
+    if found is not None and (
+        _is_clause(found["who"])
+        or (len(found["who"].split()) > 3 and not _NAME_LIST.fullmatch(found["who"].strip(" ,:*_")))
+    ):
+        # "London testnet fork blocks agreed, Tim to document": the clause that commits;
+        # "DS: Poll passes, will create a repo for this" (wasm-cg): a subject has no verb of
+        # its own, so what commits is the clause after the comma, said by the speaker
         found = next(
             (
                 m

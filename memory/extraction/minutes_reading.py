@@ -23,6 +23,7 @@ from memory.extraction.minutes import (
     standup_item,
     standup_section,
 )
+from memory.extraction.readings import reading
 from memory.extraction.rules import (
     _BARE_CHANGES,
     _I,
@@ -44,6 +45,7 @@ from memory.language.references import PLACEHOLDER, mask
 from memory.language.words import is_common_word
 
 
+@reading("decision")
 def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
     """What minutes record as decided ("The SC accepted PEP 655", "Poll passes", "Defer
     discussion on X until …"; ``memory.extraction.minutes``): the item's status. An item
@@ -78,6 +80,7 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
             r.decided_item = item
 
 
+@reading("standup")
 def read_standup(r: _Reader, text: str, sentence: str, passage: Passage) -> None:
     """A line of someone's standup update (GUIDE §10): under Next (or ongoing), its work
     is theirs; under Blocked, its item is blocked; under Done, only the status its words
@@ -118,6 +121,7 @@ def read_standup(r: _Reader, text: str, sentence: str, passage: Passage) -> None
         r.status(item, found.status, clause, reported=False)
 
 
+@reading("commitment")
 def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> None:
     """Someone in minutes takes on work ("Petr will send out a couple of questions about
     it", "*AI:* Brad and JF to update the phases proposal", "DS: … will create a repo";
@@ -137,8 +141,9 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
         people = _committed(r, authored.who, r._bare_clause(sentence), labelled=False)
         item = r.thing(authored.work, r._bare_clause(sentence)) if people else None
         if item is not None and item.type == "WorkItem":
-            for person in people:
-                r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
+            with r.readings.running("authored"):
+                for person in people:
+                    r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
         return
     clause = r._bare_clause(sentence)
     people = _committed(r, commitment.who, clause, labelled=commitment.labelled)

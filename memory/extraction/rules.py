@@ -47,6 +47,9 @@ How a text is read
    speaks for the first-person lines under it, and a heading that states a status ("PRs
    waiting on team") gives it to each referenced item under it. The heading is never an entity,
    and each fact cites its own line.
+5. Each fact carries the *reading* that produced it (``memory.extraction.readings``: the
+   handler, line reader or minutes hook, nested as ``about_context>action_item``) for the
+   extraction bench's ``--by-reading``; a reading in ``readings.RETIRED`` records nothing.
 Interpretation rules (judgement calls)
 --------------------------------------
 * First person (I, we, our team, me, us) is the author; so is a standup line with no subject
@@ -213,6 +216,7 @@ from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
+from memory.extraction.readings import RETIRED, ReadingStack, reading
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -225,7 +229,7 @@ from memory.extraction.trackers import hedged, name_own_item, read_item_links
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread, same_item
-from memory.language.words import is_common_word, language_of, tag
+from memory.language.words import is_common_word, language_of, tag, without_manner_adverbs
 from memory.names import display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
@@ -892,6 +896,8 @@ class _Record:
     sentence: str
     ordinal: int
     valid_at: datetime | None = None
+    reading: str = ""
+    """The reading that recorded it (``memory.extraction.readings``)."""
 
 
 @dataclass
@@ -986,6 +992,8 @@ class _Reader:
         self.reference_names: set[str] = set()
         """Names of the tracker items mentioned by reference (their author is not their
         owner)."""
+        self.readings = ReadingStack()
+        """Which readings are running: what each record is tagged with."""
 
     # ---------------------------------------------------------------------- reading the text
 
@@ -1052,6 +1060,7 @@ class _Reader:
             return ExtractedEntity(self.own.name, "WorkItem")
         return None
 
+    @reading("title")
     def _read_title(self, title: str) -> None:
         """An issue's own title line is its author's report when it says what is wrong ("Docker
         stuck on Starting after latest update #5859"): the author REPORTED the item (as an
@@ -1104,7 +1113,8 @@ class _Reader:
             # "NodeProblemDetector [NodeFeature:…] is flaky": the test's status, as reported
             test = ExtractedEntity(_display(name), self._known_type(name) or "Service")
             word = "flaky" if said.startswith("flak") else "failing"
-            self.status(test, word, clause, reported=False)
+            with self.readings.running("flaky_title"):
+                self.status(test, word, clause, reported=False)
         event = _EVENT.search(words)
         broke = _TITLE_OBJECT.search(words)
         if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(
@@ -1141,7 +1151,8 @@ class _Reader:
             # "Niko would like to see a full matrix (Niko to comment)": the aside is an action
             for aside in _ASIDE.findall(self.masked.text):
                 if _ACTION_ITEM.match(aside.strip()):
-                    self._read_about_context(aside.strip(), sentence)
+                    with self.readings.running("aside"):
+                        self._read_about_context(aside.strip(), sentence)
         if self.context is not None and self._read_about_context(text, sentence):
             return
         if self._read_after_reference(text, sentence):
@@ -1157,8 +1168,10 @@ class _Reader:
             if self.heading_agent is not None and speaker.type == "Person" and (
                     _SPEAKS_FOR.search(text)):
                 # "## Artemis" / "Shahan advised that they…": Shahan speaks for Artemis
-                self.fact(speaker, MEMBER_OF, ExtractedEntity(self.heading_agent.name, "Team"),
-                          self._bare_clause(sentence))
+                with self.readings.running("speaks_for"):
+                    self.fact(speaker, MEMBER_OF,
+                              ExtractedEntity(self.heading_agent.name, "Team"),
+                              self._bare_clause(sentence))
                 self.speaker = self.heading_agent
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
             return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
@@ -1182,6 +1195,7 @@ class _Reader:
             self.speaker = None
             self.in_context = False
 
+    @reading("problem")
     def _read_problem(self, text: str, sentence: str) -> None:
         """A customer's sentence that states a problem in words no pattern above reads whole
         ("I noticed MagicDNS stops working after there is IP change", "spikes of 100% CPU
@@ -1213,6 +1227,7 @@ class _Reader:
         message that speaks for the vendor, nor under a condition put to the reader."""
         return not (self.vendor_voice or self.addressed_condition)
 
+    @reading("customer_better")
     def _customer_better(self, text: str, sentence: str) -> None:
         """ "It's working again", "the timeouts are resolved for us": the customer's own report
         ends (a closure of *their* REPORTED fact: the issue itself may go on for others)."""
@@ -1228,9 +1243,10 @@ class _Reader:
             issue = _ISSUE_IN.search(_normalize(text))
             named = self.issue(issue["i"]) if issue else None
         self.records.append(_Record("closure", self.author, REPORTED, named, sentence,
-                                    self.ordinal))
+                                    self.ordinal, reading=self.readings.path()))
         self.resolved_for_author = True
 
+    @reading("closing_keywords")
     def _read_closing_keywords(self, sentence: str) -> None:
         """ "Fixes #123", "Closes org/repo#45, #46" in a pull request: each item waits on the
         pull request that resolves it (``#123 DEPENDS_ON`` the episode's own item)."""
@@ -1248,6 +1264,7 @@ class _Reader:
                 self.reference_names.add(reference.name)
                 self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON, own, clause)
 
+    @reading("item_links")
     def _read_item_links(self, sentence: str) -> None:
         """Which item tracks the episode's own and which it duplicates ("as part of #14039",
         "Duplicate of #1780": ``memory.extraction.trackers``)."""
@@ -1262,6 +1279,7 @@ class _Reader:
             self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
                       ExtractedEntity(link.target, "WorkItem"), clause)
 
+    @reading("tracker_lines")
     def _read_tracker_lines(self, text: str, sentence: str) -> bool:
         """A tracker's own ways of saying things: slash commands ("/assign @a @b", "/sig node",
         "/close", "/lgtm"), "I filed #12", "while investigating #12", "this is prep for #12",
@@ -1278,15 +1296,16 @@ class _Reader:
                 for word in PLACEHOLDER_REF.findall(rest):
                     reference = self.masked.references.get(word)
                     if reference is not None and reference.type in {"Person", "Team"}:
-                        self.fact(ExtractedEntity(reference.name, reference.type),
-                                  RESPONSIBLE_FOR, context, clause)
+                        self.tagged("assign", ExtractedEntity(reference.name, reference.type),
+                                    RESPONSIBLE_FOR, context, clause)
                 if not rest.strip() and self.author is not None:
-                    self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+                    self.tagged("assign", self.author, RESPONSIBLE_FOR, context, clause)
             elif verb == "sig" and rest.strip():
                 team = ExtractedEntity(f"sig {rest.split()[0]}", "Team")
-                self.fact(team, RESPONSIBLE_FOR, context, clause)
+                self.tagged("sig", team, RESPONSIBLE_FOR, context, clause)
             elif verb in _COMMAND_STATUSES:
-                self.status(context, _COMMAND_STATUSES[verb], clause, reported=False)
+                with self.readings.running("command_status"):
+                    self.status(context, _COMMAND_STATUSES[verb], clause, reported=False)
             return True
         filed = _FILED.match(text)
         if filed is not None and self.author is not None:
@@ -1294,7 +1313,7 @@ class _Reader:
             if reference is not None and reference.type == "WorkItem":
                 issue = ExtractedEntity(reference.name, "Issue")
                 self.reference_names.add(issue.name)
-                self.fact(self.author, REPORTED, issue, clause)
+                self.tagged("filed", self.author, REPORTED, issue, clause)
                 return True
         working = _WORKING_ON_REF.match(text)
         if working is not None and self.author is not None:
@@ -1302,24 +1321,25 @@ class _Reader:
             if reference is not None and reference.type == "WorkItem":
                 item = ExtractedEntity(reference.name, "WorkItem")
                 self.reference_names.add(item.name)
-                self.fact(self.author, RESPONSIBLE_FOR, item, clause)
+                self.tagged("working_on", self.author, RESPONSIBLE_FOR, item, clause)
         prep = _PREP_FOR.search(text)
         if prep is not None and self.own is not None:
             reference = self.masked.references.get(prep["ref"])
             if reference is not None and reference.type == "WorkItem" and (
                     not same_item(reference.key, self.own.key)):
-                self.fact(ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
-                          ExtractedEntity(self.own.name, "WorkItem"), clause)
+                self.tagged("prep_for", ExtractedEntity(reference.name, "WorkItem"), DEPENDS_ON,
+                            ExtractedEntity(self.own.name, "WorkItem"), clause)
         if context is not None and self.author is not None and _TAKING_IT.match(text):
-            self.fact(self.author, RESPONSIBLE_FOR, context, clause)
+            self.tagged("taking_it", self.author, RESPONSIBLE_FOR, context, clause)
         if context is not None:
             for word in _WORKED_WITH.findall(text):
                 reference = self.masked.references.get(word)
                 if reference is not None and reference.type == "Person":
-                    self.fact(ExtractedEntity(reference.name, "Person"), RESPONSIBLE_FOR,
-                              context, clause)
+                    self.tagged("worked_with", ExtractedEntity(reference.name, "Person"),
+                                RESPONSIBLE_FOR, context, clause)
         return len(self.records) > before
 
+    @reading("affiliation")
     def _read_affiliations(self, text: str, sentence: str) -> None:
         """ "an update from Raúl of Protocol Labs", "Potuz from Prysm": a person named with the
         organisation they come from is its member (both written as names, the person's no
@@ -1332,6 +1352,7 @@ class _Reader:
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
 
+    @reading("heading_by")
     def _read_heading_by(self, headings: tuple[str, ...]) -> None:
         """ "## Pres 04: Gossipsub V2 by @ppopth": the handle is responsible for the item the
         heading names (once per heading)."""
@@ -1357,6 +1378,7 @@ class _Reader:
         clause = _Clause(text="", kind="main", sentence=heading, ordinal=self.ordinal)
         self.fact(ExtractedEntity(who.name, "Person"), RESPONSIBLE_FOR, item, clause)
 
+    @reading("team_speaker")
     def _read_team_speaker(self, headings: tuple[str, ...]) -> ExtractedEntity | None:
         """ "## 3.1 Teku" then "**Ben**:" on a line of its own: in a round of team updates, who
         reports first under a team's heading speaks for it — a member of that team (whoever
@@ -1375,6 +1397,7 @@ class _Reader:
         self.fact(ExtractedEntity(name, "Person"), MEMBER_OF, team, clause)
         return team
 
+    @reading("after_reference")
     def _read_after_reference(self, text: str, sentence: str) -> bool:
         """ "Improving Diversity … [#699](…) Tobie to coordinate some follow up meetings": an
         agenda line that names its item, then says something about it, reads the words after
@@ -1393,6 +1416,7 @@ class _Reader:
         finally:
             self.context, self.context_is_own = context, is_own
 
+    @reading("about_context")
     def _read_about_context(self, text: str, sentence: str) -> bool:
         """Lines about the item above them, which they do not name: action items ("ACTION:
         Michael to comment and then close", "Brian will start the application") make their
@@ -1415,7 +1439,8 @@ class _Reader:
                     not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
-            if action is None and (done_by := _DONE_BY.match(words)) is not None and not (
+            if action is None and "done_by" not in RETIRED and (
+                    done_by := _DONE_BY.match(words)) is not None and not (
                     done_by["by"] and self.context_is_own and not self.own_is_section
                     and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
                 # (in a thread, "@gopherbot opened two backport issues" opened other items)
@@ -1437,22 +1462,25 @@ class _Reader:
                         name, bare=(verb == "to" and not clear) or in_thread)
                     or self._known_type(name) == "Person" for name in names) and not any(
                     name.lower() in _NEVER_NAMES for name in names):
-                for name in names:
-                    person = self.agent(name, clause) or ExtractedEntity(name, "Person")
-                    self.fact(person, RESPONSIBLE_FOR, self.context, clause)
+                with self.readings.running("done_by" if verb == "by" else "action_item"):
+                    for name in names:
+                        person = self.agent(name, clause) or ExtractedEntity(name, "Person")
+                        self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
             covered = _COVERED_BY.match(self.masked.text.strip()) or _COVERED_BY.match(words)
-            if covered is not None:
+            if covered is not None and "covered_by" not in RETIRED:
                 reference = self.masked.references.get(covered["ref"] or covered["ref2"])
                 if reference is not None and reference.type == "WorkItem" and (
                         reference.name != self.context.name):
                     # "discussed #321 which covers this": the item waits on what resolves it
-                    self.fact(self.context, DEPENDS_ON,
-                              ExtractedEntity(reference.name, "WorkItem"), clause)
+                    with self.readings.running("covered_by"):
+                        self.fact(self.context, DEPENDS_ON,
+                                  ExtractedEntity(reference.name, "WorkItem"), clause)
                     return True
             for pattern, word in _CONTEXT_STATUSES:
                 if pattern.match(words):
-                    self.status(self.context, word, clause, reported=False)
+                    with self.readings.running("context_status"):
+                        self.status(self.context, word, clause, reported=False)
                     return True
             if _SUBJECTLESS_STATUS.match(words):
                 self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
@@ -1486,6 +1514,7 @@ class _Reader:
             previous = clause
         self._link_events(sentence)
 
+    @reading("in_context")
     def _read_in_context(self, text: str, sentence: str, passage: Passage) -> bool:
         """A list item read with what is above it: an item that only names something takes the
         status its heading gives ("## Blocked" / "PRs waiting on review" → "- #123 Title"); an
@@ -1532,7 +1561,7 @@ class _Reader:
             text = text[: date.start()] + text[date.end():]
         if not _ADVERBIAL_WORDS.isdisjoint(words):
             text = _ADVERBIAL.sub("", text)
-        text = _clean(text)
+        text = _clean(without_manner_adverbs(text))
         return _Clause(text=text, kind=kind, sentence=sentence, ordinal=self.ordinal,
                        valid_at=valid_at)
 
@@ -1559,6 +1588,10 @@ class _Reader:
             if self._match(_REASON_PATTERNS, clause):
                 return
             clause.topic = None
+        elif clause.kind == "reason" and previous is not None:
+            # "These tests have flaked consistently since #92442 merged" (k8s-93210): the
+            # time or reason of a statement not read says nothing of its own
+            return
         noticed = _NOTICED.match(clause.text)
         if noticed is not None and _has_verb(noticed["rest"]):
             clause.text = noticed["rest"]  # "I noticed MagicDNS stops working": what was seen
@@ -1594,7 +1627,9 @@ class _Reader:
             if match is None:
                 continue
             saved = self._checkpoint()
-            if handler(self, match, clause):
+            with self.readings.running(handler.__name__.removeprefix("_on_")):
+                understood = handler(self, match, clause)
+            if understood:
                 return True
             notes += self._rollback(saved)
         self.dropped.extend(dict.fromkeys(notes))
@@ -1840,7 +1875,10 @@ class _Reader:
         ordinal: int,
         valid_at: datetime | None = None,
     ) -> None:
-        self.records.append(_Record("fact", source, relation, target, sentence, ordinal, valid_at))
+        if self.readings.retired():
+            return
+        self.records.append(_Record("fact", source, relation, target, sentence, ordinal, valid_at,
+                                    self.readings.path()))
 
     def fact(
         self, source: _Subject, relation: str, target: ExtractedEntity, clause: _Clause
@@ -1849,10 +1887,18 @@ class _Reader:
             return  # "We use a similar strategy to …" in a pull request: how the code works
         self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
 
+    def tagged(self, reading_name: str, source: _Subject, relation: str,
+               target: ExtractedEntity, clause: _Clause) -> None:
+        """``fact``, tagged with a reading inside the one running."""
+        with self.readings.running(reading_name):
+            self.fact(source, relation, target, clause)
+
     def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,
                 clause: _Clause) -> None:
+        if self.readings.retired():
+            return
         self.records.append(_Record("closure", source, relation, target, clause.sentence,
-                                    clause.ordinal, clause.valid_at))
+                                    clause.ordinal, clause.valid_at, self.readings.path()))
 
     def status(
         self, subject: _Subject, word: str, clause: _Clause, *, reported: bool = True
@@ -1873,9 +1919,13 @@ class _Reader:
         reported = (reported and clause.kind not in {"reason", "relative"}
                     and self.speaker is None and not self.in_context
                     and subject.name not in self.reference_names)
+        if self.readings.retired():
+            return
         if reported and self.author is not None:
-            self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
-                                        clause.sentence, clause.ordinal))
+            with self.readings.running("implied_owner"):
+                self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
+                                            clause.sentence, clause.ordinal,
+                                            reading=self.readings.path()))
         if reported and subject.type == "WorkItem":
             self.author_items.append((clause.ordinal, subject))
         self.fact(subject, HAS_STATUS, ExtractedEntity(_display(canonical), "Status"), clause)
@@ -2023,7 +2073,11 @@ _IN_LOGS = re.compile(r"\b(?:in|from|on) (?:the |your |my |these |those )?(?:\w+
 
 
 def _on_reporter(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts"."""
+    """ "We're seeing 502 errors on the checkout page", "Globex reported timeouts". In a pull
+    request nobody reports a problem: "The new ARM runners report a permission error" (uv-pr-10697)
+    says what the change is about (its title reports nothing either)."""
+    if r.thread is not None and r.thread.change:
+        return False
     subject = m["s"]
     reporter = r.agent(subject, c, reporter=True)
     surface = None
@@ -3369,6 +3423,7 @@ def _as_fact(record: _Record) -> ExtractedFact:
         target_type=record.target.type,
         sentence=record.sentence,
         valid_at=record.valid_at,
+        reading=record.reading,
     )
 
 

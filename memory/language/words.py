@@ -94,3 +94,37 @@ def language_of(text: str) -> str | None:
     # count against it, so the bar is low: French or German text scores under 0.4).
     share = simplemma.in_target_language(" ".join(words), lang="en")
     return "en" if share >= ENGLISH_SHARE else "other"
+
+
+_LY_WORD = re.compile(r"(?:,\s*)?\b([A-Za-z]{3,}ly)\b(?:\s*,)?")
+_MEANING_ADVERBS = frozenset(
+    {"only", "nearly", "hardly", "barely", "rarely", "scarcely", "likely", "unlikely",
+     "possibly", "probably", "hopefully", "ideally", "partially", "partly", "mostly",
+     "supposedly", "apparently", "seemingly", "allegedly", "potentially", "presumably",
+     "theoretically", "previously", "formerly", "initially", "originally", "eventually",
+     "occasionally", "intermittently", "randomly", "sporadically", "early", "daily", "weekly",
+     "monthly", "yearly", "quarterly", "hourly", "nightly", "briefly", "temporarily",
+     "currently", "recently", "lately", "newly", "merely", "really",
+     "certainly", "definitely", "surely", "clearly", "obviously", "basically", "generally",
+     "usually", "normally", "typically", "frequently", "constantly", "repeatedly"}
+)
+"""Adverbs that change what a statement says — a hedge ("probably"), a degree ("partially",
+"nearly"), a time ("previously", "eventually"), a frequency ("intermittently", read as a
+symptom's intensity) — and are kept."""
+
+
+def without_manner_adverbs(text: str) -> str:
+    """The text without its manner adverbs: an ``-ly`` word the tagger calls an adverb (``RB``)
+    that only says *how* ("Guido has been working extensively on asyncio", "Successfully
+    published iso-url@0.1.0", "unanimously agreed"), so a clause reads as its subject, verb and
+    object. Hedges, degrees, times and frequencies (``_MEANING_ADVERBS``) stay."""
+    if "ly" not in text:
+        return text
+
+    def drop(match: re.Match[str]) -> str:
+        word = match.group(1)
+        if word.lower() in _MEANING_ADVERBS or tag(word.lower()) != "RB":
+            return match.group(0)
+        return " "
+
+    return re.sub(r"\s{2,}", " ", _LY_WORD.sub(drop, text)).strip()

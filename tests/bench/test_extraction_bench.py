@@ -257,6 +257,30 @@ def test_the_command_lists_the_missed_gold_facts_with_their_sentences_when_asked
 
 
 @pytest.mark.django_db  # the report names the database server
+def test_the_command_counts_each_readings_true_and_false_positives_per_batch_when_asked(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    wrong = "The search page is blocked by the index rebuild."
+    (tiny_corpus / "extra.jsonl").write_text(json.dumps(_record(
+        "x1", wrong, "tracker", "dev", [], batch="dev-extra")) + "\n")
+    output = _run("--corpus", str(tiny_corpus), "--split", "dev", "--by-reading",
+                  "--out", str(tmp_path / "out"))
+
+    readings = output.split("dev split, per genre", 1)[0]
+    # reading, relation, TP, FP, P, TP episodes, TP sources, sources
+    # "depends on" and "is waiting on" are one reading (the rules' ``waiting`` pattern)
+    assert _row(readings, "dev original, per reading", "waiting") == [
+        "waiting", "DEPENDS_ON", "2", "0", "1.000", "2", "2", "support,", "tracker"]
+    extra = readings.split("dev dev-extra, per reading", 1)[1].split("dev original", 1)[0]
+    assert _row(extra, "reading", "blocked_by")[:5] == [
+        "blocked_by", "DEPENDS_ON", "0", "1", "0.000"]
+    assert _row(extra, "reading", "blocked_by>implied_owner")[:5] == [
+        "blocked_by>implied_owner", "RESPONSIBLE_FOR", "0", "1", "0.000"]
+    assert _row(extra, "reading", "all")[1:4] == ["0", "3", "0.000"]
+    assert "per reading" not in _run("--corpus", str(tiny_corpus), "--split", "dev",
+                                     "--out", str(tmp_path / "b"))
+
+
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_reads_one_split_and_one_genre_when_asked(
         tiny_corpus: Path, tmp_path: Path) -> None:
     output = _run("--corpus", str(tiny_corpus), "--split", "dev", "--genre", "support",

@@ -237,6 +237,21 @@ def test_the_work_an_action_names_is_what_its_people_take_on() -> None:
         ("SC", "Guideline")}
 
 
+def test_a_speakers_commitment_after_a_clause_of_its_own_is_the_speakers() -> None:
+    """wasm-cg-main-2021-cg-08-03-s10: "Poll passes" has a verb of its own, so it is no subject
+    of "will create"; the clause after the comma commits the speaker, as in ethereum-pm's
+    "London testnet fork blocks agreed, Tim to document" (ethpm-allcoredevs-el-meetings-
+    meeting-115-s8) it commits the person it names."""
+    extraction = extract("#### Update on JS API for Stack Switching\n\nDS: Poll passes, will "
+                         "create a repo for this.\n")
+
+    assert responsibilities(extraction) == {("DS", "Repo")}
+    # a list of names before the modal is its subject, commas and all
+    assert responsibilities(extract("#### Phases\n\n*AI:* Brad, JF and Ben to update the "
+                                    "phases proposal.\n")) == {
+        ("Brad", "Phases Proposal"), ("JF", "Phases Proposal"), ("Ben", "Phases Proposal")}
+
+
 def test_an_action_item_that_names_no_work_is_about_its_agenda_item() -> None:
     """GUIDE §8.1's example, wasm-cg-main-2018-cg-02-21-s17."""
     extraction = extract("#### Layer 1 encoding proposal\n\n*AI:* Brad to ping tooling people, "

@@ -19,6 +19,7 @@ from memory.bench.extraction_bench import (
     SPLITS,
     load_corpus,
     miss_listing,
+    reading_report,
     report_tables,
     run_extraction_bench,
     write_outputs,
@@ -48,6 +49,9 @@ class Command(BaseCommand):
         parser.add_argument("--misses", action="store_true",
                             help="also list, per episode, the gold facts missed (- explicit, "
                                  "* implicit) and the predicted facts that match none (+)")
+        parser.add_argument("--by-reading", action="store_true",
+                            help="also print, per split and batch, each reading's (rule's) "
+                                 "true and false positives and precision")
 
     def handle(self, *args: Any, **options: Any) -> None:
         corpus = Path(options["corpus"])
@@ -73,6 +77,8 @@ class Command(BaseCommand):
         }
         if options["misses"]:
             self.stdout.write("\n".join(miss_listing(result.scores)) + "\n")
+        if options["by_reading"]:
+            self.stdout.write("\n".join(reading_report(result.scores)).lstrip("\n") + "\n\n")
         self.stdout.write("\n".join(report_tables(figures)).lstrip("\n"))
         json_path, md_path = write_outputs(Path(options["out"]), figures, meta)
         self.stdout.write(f"\nwrote {json_path} and {md_path}")
