@@ -43,7 +43,14 @@ from memory.engine.lifecycle import (
     reconcile,
     reconcile_views,
 )
-from memory.engine.stalled import STALLED, stall_cluster, stall_structure, stalls_to_show
+from memory.engine.stalled import (
+    STALLED,
+    held_by_patterns,
+    stall_cluster,
+    stall_structure,
+    stalls_to_show,
+    with_held_stalls,
+)
 from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
@@ -291,6 +298,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
             if stalled_memo is not None else ((), ())
         stalls = {stall.item_id: stall for stall in own}
+        held = held_by_patterns(found, within)  # each pattern shows the quiet stalls it holds
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
@@ -340,7 +348,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             cluster.key: stall_structure(stalls[cluster.anchor], cluster, details.entities,
                                          details.episodes)
             if cluster.anchor is not None else
-            analyse_cluster(cluster, details.facts, details.entities, details.episodes, context)
+            with_held_stalls(analyse_cluster(cluster, details.facts, details.entities,
+                                             details.episodes, context), held.get(cluster.key))
             for cluster in changed
         }
 
