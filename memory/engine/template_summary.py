@@ -604,7 +604,7 @@ class _Writer:
         if rest:
             weeks = min(stall.weeks for stall in rest)
             verb = "has" if len(rest) == 1 else "have"
-            items = self.listing([self.label(stall.item_id) for stall in rest])
+            items = self.listing([self.ref(stall.item_id) for stall in rest])
             claims.append(self.claim(
                 f"{count(len(rest), 'more item')} here {verb} not moved for {duration(weeks)} "
                 f"or more: {items}",
@@ -612,7 +612,7 @@ class _Writer:
         return claims
 
     def held_claim(self, group: Sequence[Stall]) -> ClaimDraft | None:
-        subject = self.listing([self.label(stall.item_id) for stall in group])
+        subject = self.listing([self.ref(stall.item_id) for stall in group])
         words = self.stall_words(group[0])
         if len(group) > 1:
             words = words.replace("mention it", "mention them")

@@ -4,6 +4,7 @@ off when the graph's setting says so."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -140,3 +141,31 @@ def test_a_run_after_another_examines_only_the_items_whose_updates_changed(
     assert [r.counts["stalled_examined"] for r in runs] == [1, 0]
     assert [o.name.split(" stalled since ")[0] for o in stalled(graph)] == ["Audit Report"]
     assert StalledItemsMemo.objects.get(graph=graph).run_id == runs.reverse()[0].pk
+
+
+def test_a_quiet_stall_inside_a_chain_is_no_card_and_the_chain_says_how_long(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    # The root blocker's status is the chain's evidence and nobody has restated it for six
+    # weeks: the chain holds it, says since when and how long, and carries it in its structure.
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+
+    assert stalled(graph) == []
+    (chain,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert chain.kind == "dependency_chain"
+    (held,) = chain.structure["held_stalls"]
+    assert (chain.structure["names"][str(held["item"])], held["state"], held["weeks"]) == (
+        "Auth Refactor", "status", 6)
+    last = chain.claims.order_by("-position").first()
+    assert last is not None
+    assert re.fullmatch(r"The Auth Refactor has been in review since \d+ \w+( \d{4})? \(6 weeks by "
+                        r"\d+ \w+( \d{4})?\)\.", last.text), last.text
+    assert [f.pk for f in last.facts.all()] == held["facts"]
+    assert PipelineRun.objects.filter(graph=graph).latest("pk").counts[
+        "stalled_within_patterns"] == 1
