@@ -54,6 +54,7 @@ from memory.engine.stalled import (
 from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
+from memory.held_stalls import held_stall_rewrites
 from memory.llm import Breaker, llm_enabled
 from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
@@ -332,6 +333,9 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     # answers (below).
     retries = pending_retries(decisions) if with_model else []
     created += [retry for retry, _ in retries]
+    # Kept as they are, but what they hold changed (a stall went quiet inside): written again.
+    rewrites = held_stall_rewrites(decisions, held, {retry.cluster_key for retry, _ in retries})
+    created += [rewrite for rewrite, _ in rewrites]
     changed = [clusters[c.cluster_key] for c in created]
 
     with progress.stage("analyse", total=len(changed)), paused_gc():
@@ -364,7 +368,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     breaker = Breaker("summaries of this run")
     budget = Budget.for_graph(graph) if with_model else Budget.unlimited()
     retirement_of = {retry.cluster_key: retired for retry, retired in retries}
-    superseded: list[Retired] = []
+    superseded: list[Retired] = [old for _, old in rewrites]
     # Template summaries allocate much and make no call: the collector is paused for them too
     # (its rescans of the run's heap were half of this stage at 100,000 episodes).
     quiet = paused_gc() if not with_model else nullcontext()
@@ -414,6 +418,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "clusters": len(found),
         "stalled": len(stalls),
         "stalled_within_patterns": len(within),
+        "rewritten_for_stalls": len(rewrites),
         "stalled_examined": examined,
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),

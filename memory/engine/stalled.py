@@ -40,6 +40,9 @@ Contract
     Which pattern holds each of the quiet stalls ``within`` a pattern, oldest first: the
     pattern shows them ("Bug 446261 has been in status NEW since 12 Mar 2008", README,
     "Stalled items").
+``held_key(stall_dict) -> tuple``
+    What identifies a held stall as stored (item, state, since, others, facts): a pattern
+    whose held stalls changed is written again (``memory.held_stalls``).
 ``with_held_stalls(structure, stalls) -> Structure``
     The pattern's structure with the stalls it holds, which its summary, card, page, the
     weekly review and the export show.
@@ -283,6 +286,13 @@ def held_by_patterns(
             key = min(counts, key=lambda k: (-counts[k], k))
             held.setdefault(key, []).append(stall)
     return {key: tuple(found) for key, found in held.items()}
+
+
+def held_key(stall: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What identifies a held stall in a stored structure (``Stall.as_dict()``): the item, its
+    state, since when and through which facts — not the run that found it, nor its weeks."""
+    return (int(stall["item"]), stall["state"], stall["since"],
+            tuple(stall.get("others") or ()), tuple(stall.get("facts") or ()))
 
 
 def with_held_stalls(structure: Structure, stalls: tuple[Stall, ...] | None) -> Structure:

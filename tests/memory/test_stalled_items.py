@@ -169,3 +169,38 @@ def test_a_quiet_stall_inside_a_chain_is_no_card_and_the_chain_says_how_long(
     assert [f.pk for f in last.facts.all()] == held["facts"]
     assert PipelineRun.objects.filter(graph=graph).latest("pk").counts[
         "stalled_within_patterns"] == 1
+
+
+def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    # Written while nothing was stalled (here: stalled items off), the chain is kept as it is
+    # while its evidence is; once its root is a quiet stall inside it, its next version says
+    # so, and the run after leaves it alone.
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
+    graph.refresh_from_db()
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+    (before,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert before.structure["held_stalls"] == []
+    first = PipelineRun.objects.filter(graph=graph).latest("pk").pk
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 3})
+    graph.refresh_from_db()
+
+    run(graph)
+    run(graph)
+
+    (after,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert (after.lineage, after.version) == (before.lineage, 2)
+    assert [held["state"] for held in after.structure["held_stalls"]] == ["status"]
+    assert "The Auth Refactor has been in review since " in after.summary
+    before.refresh_from_db()
+    assert before.retired_reason == Observation.RetiredReason.SUPERSEDED
+    assert [r.counts["rewritten_for_stalls"] for r in PipelineRun.objects.filter(
+        graph=graph, pk__gt=first).order_by("pk")] == [1, 0]
+    assert stalled(graph) == []
