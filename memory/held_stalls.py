@@ -10,40 +10,52 @@ cluster, superseding the old one, the way a pending stand-in is (``pipeline.pend
 
 Contract
 --------
-``held_stall_rewrites(decisions, held, skip) -> [(Created, Retired)]``
-    For the observations reconciliation kept (untouched ones whose cluster holds stalls now,
-    and every restated one), those whose stored held stalls (``held_key``) differ from the
-    ones their cluster holds in this run: each as the next version of its lineage, and the
-    retirement (``superseded``) of the version it replaces. One query, reading only the
-    ``held_stalls`` of the observations' structures. ``skip``: cluster keys already written
-    again (the pending retries).
+``held_stall_rewrites(run, decisions, held, after_weeks, skip) -> [(Created, Retired)]``
+    Among the observations reconciliation kept as they are, those whose stored held stalls
+    (``held_key``) differ from the ones their cluster holds in this run: each as the next
+    version of its lineage, and the retirement (``superseded``) of the version it replaces.
+    Looked at: every restated one, and the untouched ones holding a stall that crossed its
+    threshold (went quiet, or lasted ``after_weeks``) since the graph's last run of now
+    started — for an untouched pattern (same evidence) only time changes what it holds —
+    or all of them after a run with another threshold. One query for the candidates, reading
+    only the ``held_stalls`` of their structures (none when there are none); one more for
+    when the last run started. ``skip``: cluster keys
+    already written again (the pending retries).
+
+Not looked at: an untouched pattern whose stall stopped being quiet because an update outside
+it restated the item (the item is a card again; the pattern lists it until its next version).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Set
+from datetime import datetime
 
 from memory.engine.lifecycle import SUPERSEDED, Created, Reconciliation, Retired
-from memory.engine.stalled import Stall, held_key
-from memory.models import Observation
+from memory.engine.stalled import WEEK, Stall, held_key
+from memory.models import Observation, PipelineRun
 
 
 def held_stall_rewrites(
-    decisions: Reconciliation, held: Mapping[int, tuple[Stall, ...]],
-    skip: Set[int] = frozenset(),
+    run: PipelineRun, decisions: Reconciliation, held: Mapping[int, tuple[Stall, ...]],
+    after_weeks: int, skip: Set[int] = frozenset(),
 ) -> list[tuple[Created, Retired]]:
-    by_id = {u.observation_id: u.cluster_key for u in decisions.untouched
-             if u.cluster_key in held}
-    by_id.update({r.observation_id: r.cluster_key for r in decisions.restated})
-    by_id = {pk: key for pk, key in by_id.items() if key not in skip}
-    if not by_id:
+    candidates = {u.observation_id: u.cluster_key for u in decisions.untouched
+                  if u.cluster_key in held}
+    if candidates and run.as_of is None:
+        since = last_run_started(run, after_weeks)
+        candidates = {pk: key for pk, key in candidates.items()
+                      if any(crossed_after(stall, since, after_weeks) for stall in held[key])}
+    candidates.update({r.observation_id: r.cluster_key for r in decisions.restated})
+    candidates = {pk: key for pk, key in candidates.items() if key not in skip}
+    if not candidates:
         return []
     rows = Observation.objects.filter(
-        pk__in=list(by_id), status=Observation.Status.ACTIVE
+        pk__in=list(candidates), status=Observation.Status.ACTIVE
     ).values_list("pk", "lineage", "version", "structure__held_stalls")
     rewrites = []
     for pk, lineage, version, stored in sorted(rows, key=lambda row: row[0]):
-        key = by_id[pk]
+        key = candidates[pk]
         now = {held_key(stall.as_dict()) for stall in held.get(key, ())}
         if {held_key(stall) for stall in stored or []} == now:
             continue
@@ -53,3 +65,23 @@ def held_stall_rewrites(
                     closed_fact_ids=(), dropped_episode_ids=(), out_of_window_episode_ids=()),
         ))
     return rewrites
+
+
+def crossed_after(stall: Stall, since: datetime | None, after_weeks: int) -> bool:
+    """Whether the stall became one a pattern holds after ``since``: it lasted ``after_weeks``
+    weeks, and went quiet, no earlier than that (``None``: no run before, so it may have)."""
+    if since is None:
+        return True
+    began = max(stall.since, stall.last_said or stall.since)
+    return began + max(int(after_weeks), 1) * WEEK > since
+
+
+def last_run_started(run: PipelineRun, after_weeks: int) -> datetime | None:
+    """When the graph's last successful run of now before ``run`` started; ``None`` when there
+    was none, or it ran with another threshold (what is stalled changed all at once)."""
+    last = PipelineRun.objects.filter(
+        graph_id=run.graph_id, status=PipelineRun.Status.SUCCEEDED, as_of__isnull=True,
+    ).exclude(pk=run.pk).order_by("-started_at").values_list("started_at", "settings").first()
+    if last is None or int((last[1] or {}).get("stalled_after_weeks") or 0) != after_weeks:
+        return None
+    return last[0]

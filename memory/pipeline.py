@@ -334,7 +334,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     retries = pending_retries(decisions) if with_model else []
     created += [retry for retry, _ in retries]
     # Kept as they are, but what they hold changed (a stall went quiet inside): written again.
-    rewrites = held_stall_rewrites(decisions, held, {retry.cluster_key for retry, _ in retries})
+    rewrites = held_stall_rewrites(run, decisions, held, after_weeks,
+                                   {retry.cluster_key for retry, _ in retries})
     created += [rewrite for rewrite, _ in rewrites]
     changed = [clusters[c.cluster_key] for c in created]
 

@@ -1,6 +1,7 @@
 """Stalled items through a pipeline run: published once per item with the updates that show its
 state, left alone while nothing changes, retired as evidence_ended when the item moves on, and
-off when the graph's setting says so."""
+off when the graph's setting says so; a quiet stall inside a pattern shown by that pattern,
+written again when what it holds changes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory.engine.stalled import Stall
+from memory.held_stalls import crossed_after
 from memory.models import Graph, Observation, PipelineRun, StalledItemsMemo
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
@@ -204,3 +207,42 @@ def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
     assert [r.counts["rewritten_for_stalls"] for r in PipelineRun.objects.filter(
         graph=graph, pk__gt=first).order_by("pk")] == [1, 0]
     assert stalled(graph) == []
+
+
+@pytest.mark.parametrize(("last_run_weeks_ago", "version"), [(5.5, 2), (1, 1)])
+def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_again(
+    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float, version: int,
+) -> None:
+    # The root went quiet inside the chain three weeks ago. After a last run 5.5 weeks ago,
+    # this run looks at the chain and writes it again. After a last run a week ago (made to
+    # look so here), that run would have written it: this one does not look at the chain.
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
+    graph.refresh_from_db()
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 3})
+    graph.refresh_from_db()
+    PipelineRun.objects.filter(graph=graph).update(
+        started_at=datetime.now(UTC) - timedelta(weeks=last_run_weeks_ago),
+        settings={"stalled_after_weeks": 3})
+
+    run(graph)
+
+    (chain,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert chain.version == version
+
+
+def test_a_stall_crosses_when_it_has_both_lasted_and_gone_quiet() -> None:
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    stall = Stall(item_id=1, state="status", since=now - timedelta(weeks=10), as_of=now,
+                  fact_ids=(1,), episode_ids=(1,), last_said=now - timedelta(weeks=4))
+
+    # Lasted three weeks 7 weeks ago, quiet for three weeks 1 week ago: it crossed then.
+    assert crossed_after(stall, now - timedelta(weeks=2), 3)
+    assert not crossed_after(stall, now - timedelta(days=6), 3)
+    assert crossed_after(stall, None, 3)
