@@ -16,11 +16,11 @@ Contract
     version of its lineage, and the retirement (``superseded``) of the version it replaces.
     Looked at: every restated one, and the untouched ones holding a stall that crossed its
     threshold (went quiet, or lasted ``after_weeks``) since the graph's last run of now
-    started — for an untouched pattern (same evidence) only time changes what it holds —
-    or all of them after a run with another threshold. One query for the candidates, reading
-    only the ``held_stalls`` of their structures (none when there are none); one more for
-    when the last run started. ``skip``: cluster keys
-    already written again (the pending retries).
+    started — for an untouched pattern (same evidence) only time changes what it holds — or
+    all of them after a run with another threshold or one from before held stalls. One query
+    for when the last run started, one for the candidates reading only the ``held_stalls`` of
+    their structures (none when there are none). ``skip``: cluster keys already written again
+    (the pending retries).
 
 Not looked at: an untouched pattern whose stall stopped being quiet because an update outside
 it restated the item (the item is a card again; the pattern lists it until its next version).
@@ -78,10 +78,17 @@ def crossed_after(stall: Stall, since: datetime | None, after_weeks: int) -> boo
 
 def last_run_started(run: PipelineRun, after_weeks: int) -> datetime | None:
     """When the graph's last successful run of now before ``run`` started; ``None`` when there
-    was none, or it ran with another threshold (what is stalled changed all at once)."""
+    was none, it ran with another threshold (what is stalled changed all at once), or it
+    predates held stalls (its counts have no ``rewritten_for_stalls``: its patterns were
+    written without them)."""
     last = PipelineRun.objects.filter(
         graph_id=run.graph_id, status=PipelineRun.Status.SUCCEEDED, as_of__isnull=True,
-    ).exclude(pk=run.pk).order_by("-started_at").values_list("started_at", "settings").first()
-    if last is None or int((last[1] or {}).get("stalled_after_weeks") or 0) != after_weeks:
+    ).exclude(pk=run.pk).order_by("-started_at").values_list(
+        "started_at", "settings", "counts").first()
+    if last is None:
         return None
-    return last[0]
+    started, settings, counts = last
+    if int((settings or {}).get("stalled_after_weeks") or 0) != after_weeks or (
+            "rewritten_for_stalls" not in (counts or {})):
+        return None
+    return started

@@ -209,13 +209,16 @@ def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
     assert stalled(graph) == []
 
 
-@pytest.mark.parametrize(("last_run_weeks_ago", "version"), [(5.5, 2), (1, 1)])
+@pytest.mark.parametrize(("last_run_weeks_ago", "from_before_held_stalls", "version"),
+                         [(5.5, False, 2), (1, False, 1), (1, True, 2)])
 def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_again(
-    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float, version: int,
+    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float, from_before_held_stalls: bool,
+    version: int,
 ) -> None:
     # The root went quiet inside the chain three weeks ago. After a last run 5.5 weeks ago,
     # this run looks at the chain and writes it again. After a last run a week ago (made to
-    # look so here), that run would have written it: this one does not look at the chain.
+    # look so here), that run would have written it: this one does not look at the chain —
+    # unless that run is from before held stalls (its patterns never held any).
     Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
     graph.refresh_from_db()
     ingest(graph, [
@@ -230,6 +233,8 @@ def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_ag
     PipelineRun.objects.filter(graph=graph).update(
         started_at=datetime.now(UTC) - timedelta(weeks=last_run_weeks_ago),
         settings={"stalled_after_weeks": 3})
+    if from_before_held_stalls:
+        PipelineRun.objects.filter(graph=graph).update(counts={"stalled": 0})
 
     run(graph)
 
