@@ -273,9 +273,8 @@ def held_by_patterns(
     wanted = {f for stall in stalls for f in stall.fact_ids}
     holder: dict[int, int] = {}
     for cluster in sorted(clusters, key=lambda c: c.key, reverse=True):  # smallest key last
-        for fact in cluster.fact_ids:
-            if fact in wanted:
-                holder[fact] = cluster.key
+        for fact in wanted.intersection(cluster.fact_ids):  # C's loop: ~0.5 M facts a run
+            holder[fact] = cluster.key
     held: dict[int, list[Stall]] = {}
     for stall in sorted(stalls, key=lambda s: (s.since, s.item_id)):
         counts: dict[int, int] = {}
