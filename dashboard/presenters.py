@@ -120,6 +120,10 @@ def version_history(versions: list[Observation]) -> list[VersionLine]:
 def _change(previous: Observation | None, version: Observation) -> str:
     if previous is None:
         return "first seen"
+    if version.evidence_fingerprint == previous.evidence_fingerprint:
+        # Written again over the same evidence: the model's rewrite of a stand-in, or what it
+        # holds changed (a stall went quiet inside it).
+        return "the same evidence, written again"
     parts = []
     for count, before, word in ((version.episode_count, previous.episode_count, "update"),
                                 (version.fact_count, previous.fact_count, "fact")):

@@ -454,7 +454,21 @@ def version_changes(before: Observation, after: Observation) -> list[str]:
     if joined:
         shown = joined[:3] + ([f"{len(joined) - 3} more"] if len(joined) > 3 else [])
         changes.append("now involves " + ", ".join(shown))
+    for words, names in (("stalled inside now", held_names(after) - held_names(before)),
+                         ("no longer stalled inside", held_names(before) - held_names(after))):
+        if names:
+            listed = sorted(names)
+            changes.append(f"{words}: " + ", ".join(
+                listed[:3] + ([f"{len(listed) - 3} more"] if len(listed) > 3 else [])))
     return changes or ["evidence regrouped"]
+
+
+def held_names(o: Observation) -> set[str]:
+    """The items of the quiet stalls a pattern holds."""
+    structure = o.structure or {}
+    names = structure.get("names") or {}
+    return {names.get(str(stall["item"]), f"entity {stall['item']}")
+            for stall in structure.get("held_stalls") or []}
 
 
 def involved(o: Observation) -> set[str]:

@@ -38,7 +38,7 @@ Contract
     The stalls shown as observations of their own, and the quiet ones a published pattern holds.
 ``held_by_patterns(clusters, stalls) -> {cluster key: stalls}``
     Which pattern holds each of the quiet stalls ``within`` a pattern, oldest first: the
-    pattern shows them ("Bug 446261 has been in status NEW since 12 Mar 2008", README,
+    pattern shows them ("Bug 446261 has been in status NEW since 20 Jul 2008", README,
     "Stalled items").
 ``held_key(stall_dict) -> tuple``
     What identifies a held stall as stored (item, state, since, others, facts): a pattern

@@ -26,7 +26,7 @@ What it says
   how much work waits on them.
 * shared context: a neutral account of the signatures the updates share.
 * stalled items: the item, its state and since when, its length as of the run ("in status NEW
-  since 12 Mar 2008 (over 18 years by 5 Dec 2026)"). A pattern holding quiet stalls
+  since 20 Jul 2008 (over 18 years by 5 Dec 2026)"). A pattern holding quiet stalls
   (``Structure.held_stalls``) ends with them, oldest first, the same words: the few oldest
   named, the others counted; its own claims give way to them within ``MAX_CLAIMS``.
 
@@ -148,7 +148,7 @@ def summarize_with_template(
     else:
         name, claims = writer.shared_context()
     # The quiet stalls the pattern holds come last, and always fit: the pattern's own claims
-    # give way to them ("Bug 446261 has been in status NEW since 12 Mar 2008 …").
+    # give way to them ("Bug 446261 has been in status NEW since 20 Jul 2008 …").
     held = [claim for claim in writer.held_stalls(structure.held_stalls) if claim is not None] \
         if structure.held_stalls and structure.kind != STALLED else []
     kept = [claim for claim in claims if claim is not None][:MAX_CLAIMS - len(held)] + held
@@ -573,7 +573,7 @@ class _Writer:
 
     def stall_words(self, stall: Stall) -> str:
         """What follows "has been": "blocked since 16 Nov (5 weeks by 21 Dec), waiting on the
-        Security Review", "in status NEW since 12 Mar 2008 (over 18 years by 5 Dec 2026)"."""
+        Security Review", "in status NEW since 20 Jul 2008 (over 18 years by 5 Dec 2026)"."""
         since = day(stall.since, stall.as_of)
         lasted = f"({duration(stall.weeks)} by {day(stall.as_of, stall.since)})"
         if stall.state == AGENDA:

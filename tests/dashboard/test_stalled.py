@@ -222,3 +222,26 @@ def test_the_json_export_carries_the_held_stalls_with_machine_fields_apart_from_
         "as_of": "2026-11-02T09:00:00+00:00", "weeks": 5, "weeks_mentioned": None,
         "weeks_counted": None, "last_said": "2026-09-28T09:00:00+00:00", "episodes": [],
     }]
+
+
+def test_a_pattern_written_again_for_a_stall_gone_quiet_inside_says_so(
+    client: Client, graph: Graph, owner, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    # Its first version, a week before, held nothing; the evidence is the same.
+    Observation.objects.filter(pk=holding.pk).update(version=2)
+    ObservationFactory(
+        graph=graph, lineage=holding.lineage, version=1, name=holding.name,
+        evidence_fingerprint=holding.evidence_fingerprint,
+        structure={**holding.structure, "held_stalls": []}, status=Observation.Status.RETIRED,
+        retired_reason=Observation.RetiredReason.SUPERSEDED, retired_at=FOUND,
+        created_at=FOUND - timedelta(weeks=1))
+    signed_in(client, owner)
+
+    review = client.get(reverse("weekly", args=[graph.slug, WEEK])).context["review"]
+    page = client.get(reverse("observation", args=[graph.slug, holding.uuid]))
+
+    (updated,) = review.updated
+    assert (updated.observation, updated.changes) == (holding,
+                                                      ["stalled inside now: Search Rewrite"])
+    assert [line.change for line in page.context["history"]] == [
+        "first seen", "the same evidence, written again"]
