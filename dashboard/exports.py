@@ -60,8 +60,11 @@ def _stall_words(row: StalledRow) -> str:
     stall = row.stall
     if stall.agenda:
         return f"on the agenda {stall.agenda}"
-    return (f"{stall.state} since {timezone.localtime(stall.since):%a %-d %b %Y} "
-            f"({duration(stall.weeks)})")
+    words = (f"{stall.state} since {timezone.localtime(stall.since):%a %-d %b %Y} "
+             f"({duration(stall.weeks)})")
+    if row.held:  # the pattern holds it: its row links that pattern
+        words += "; held by its pattern"
+    return words
 
 
 def _plural(n: int, word: str, many: str = "") -> str:

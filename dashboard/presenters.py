@@ -120,6 +120,10 @@ def version_history(versions: list[Observation]) -> list[VersionLine]:
 def _change(previous: Observation | None, version: Observation) -> str:
     if previous is None:
         return "first seen"
+    if version.evidence_fingerprint == previous.evidence_fingerprint:
+        # Written again over the same evidence: the model's rewrite of a stand-in, or what it
+        # holds changed (a stall went quiet inside it).
+        return "the same evidence, written again"
     parts = []
     for count, before, word in ((version.episode_count, previous.episode_count, "update"),
                                 (version.fact_count, previous.fact_count, "fact")):
@@ -189,6 +193,17 @@ class ObservationCard:
     queue: QueueSummary | None = None
     """A recurring issue's customers, plans and tickets (``dashboard.support_queue``)."""
     stall: StallSummary | None = None
+    held: tuple[StallSummary, ...] = ()
+    """The quiet stalls a pattern holds, oldest first (all of them: the card names
+    ``CARD_HELD``)."""
+
+    @property
+    def held_named(self) -> tuple[StallSummary, ...]:
+        return self.held[:CARD_HELD]
+
+    @property
+    def held_more(self) -> int:
+        return max(len(self.held) - CARD_HELD, 0)
 
     @property
     def generator(self) -> str:
@@ -207,11 +222,15 @@ def change_since(observation: Observation, since: datetime | None) -> str:
 
 
 CARD_REPORTERS = 50
+CARD_HELD = 3
+"""A pattern's card names this many of the quiet stalls it holds (the oldest) and counts the
+others."""
 
 
 def card_entity_ids(observation: Observation) -> list[int]:
-    """The entities a card links to: its single root blocker and its top issue, and the issue's
-    reporters (prefetch them with ``selectors.with_card_entities`` before ``card``)."""
+    """The entities a card links to: its single root blocker and its top issue, the issue's
+    reporters, and the quiet stalls it names (prefetch them with
+    ``selectors.with_card_entities`` before ``card``)."""
     structure = observation.structure or {}
     ids = []
     roots = (structure.get("dependency") or {}).get("root_blockers") or []
@@ -223,6 +242,7 @@ def card_entity_ids(observation: Observation) -> list[int]:
         # Its reporters' types: "7 customers", not "7 reporters" (a bounded few: beyond them the
         # card says "reporters").
         ids += [int(r["reporter"]) for r in issues[0].get("reports", [])[:CARD_REPORTERS]]
+    ids += held_stall_ids(observation)
     return ids
 
 
@@ -250,6 +270,9 @@ class StallSummary:
     agenda: str = ""
     """For an item on the agenda: "in 26 of the last 30 weeks" (when its version was
     written)."""
+    last_said: datetime | None = None
+    """When an update last stated its state, where known (a quiet stall a pattern holds: long
+    ago)."""
 
     @property
     def text(self) -> str:
@@ -268,7 +291,35 @@ def stall_summary(observation: Observation, at: datetime,
     stall = structure.get("stalled")
     if not stall:
         return None
+    return _stall_summary(stall, _names(structure), refs or {}, at)
+
+
+def held_stalls(observation: Observation, at: datetime,
+                refs: Mapping[str, EntityRef] | None = None) -> list[StallSummary]:
+    """The quiet stalls a pattern holds (``Structure.held_stalls``: gone quiet inside it, so no
+    card of their own), oldest first, their weeks counted up to ``at``."""
+    structure = observation.structure or {}
     names = _names(structure)
+    return [_stall_summary(stall, names, refs or {}, at)
+            for stall in structure.get("held_stalls") or []]
+
+
+def page_refs(structure: Mapping[str, Any], pages: Mapping[int, Any]) -> dict[str, EntityRef]:
+    """Entity id → reference, named as observed, for ``pages`` (entity id → uuid,
+    ``selectors.entity_pages``)."""
+    names = _names(structure)
+    return {str(pk): EntityRef(name=_name(names, pk), uuid=str(uuid))
+            for pk, uuid in pages.items()}
+
+
+def held_stall_ids(observation: Observation) -> list[int]:
+    """The items of the stalls a pattern's card names (``CARD_HELD``)."""
+    return [int(stall["item"]) for stall in
+            ((observation.structure or {}).get("held_stalls") or [])[:CARD_HELD]]
+
+
+def _stall_summary(stall: Mapping[str, Any], names: Mapping[str, str],
+                   refs: Mapping[str, EntityRef], at: datetime) -> StallSummary:
     since = datetime.fromisoformat(stall["since"])
     others = stall.get("others") or []
     state = stall["state"]
@@ -277,9 +328,11 @@ def stall_summary(observation: Observation, at: datetime,
         words["status"] = status_words(_name(names, others[0])) if others else "open"
     agenda = (f"in {stall['weeks_mentioned']} of the last {stall['weeks_counted']} weeks"
               if state == "agenda" else "")
+    last_said = stall.get("last_said")
     return StallSummary(
-        item=_ref(stall["item"], refs or {}, names), state=words.get(state, state), since=since,
+        item=_ref(stall["item"], refs, names), state=words.get(state, state), since=since,
         weeks=weeks_between(since, at), agenda=agenda,
+        last_said=datetime.fromisoformat(last_said) if last_said else None,
     )
 
 
@@ -320,6 +373,7 @@ def card(observation: Observation, since: datetime | None,
         issue=issue,
         queue=queue,
         stall=stall_summary(observation, timezone.now(), refs),
+        held=tuple(held_stalls(observation, timezone.now(), refs)),
     )
 
 

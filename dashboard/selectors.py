@@ -238,7 +238,7 @@ def lineage_versions(observation: Observation) -> list[Observation]:
         .only(
             "pk", "uuid", "graph_id", "lineage", "version", "status", "kind", "name",
             "created_at", "retired_at", "retired_reason", "retirement", "episode_count",
-            "fact_count", "restatements",
+            "fact_count", "restatements", "evidence_fingerprint",
         )
     )
 

@@ -32,7 +32,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from dashboard.diagrams import shorten
-from dashboard.presenters import StallSummary, relation_phrase, stall_summary
+from dashboard.presenters import StallSummary, held_stalls, relation_phrase, stall_summary
 from dashboard.selectors import first_episode_uuid
 from memory.graph_settings import ontology_for
 from memory.models import Episode, Fact, Graph, Observation
@@ -268,6 +268,9 @@ class StalledRow:
     stall: StallSummary
     """Its weeks counted up to the week's end."""
     observation: Observation
+    """Its own observation, or the pattern holding it (``held``)."""
+    held: bool = False
+    """A quiet stall a pattern holds (no observation of its own: nobody restated it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,7 +454,21 @@ def version_changes(before: Observation, after: Observation) -> list[str]:
     if joined:
         shown = joined[:3] + ([f"{len(joined) - 3} more"] if len(joined) > 3 else [])
         changes.append("now involves " + ", ".join(shown))
+    for words, names in (("stalled inside now", held_names(after) - held_names(before)),
+                         ("no longer stalled inside", held_names(before) - held_names(after))):
+        if names:
+            listed = sorted(names)
+            changes.append(f"{words}: " + ", ".join(
+                listed[:3] + ([f"{len(listed) - 3} more"] if len(listed) > 3 else [])))
     return changes or ["evidence regrouped"]
+
+
+def held_names(o: Observation) -> set[str]:
+    """The items of the quiet stalls a pattern holds."""
+    structure = o.structure or {}
+    names = structure.get("names") or {}
+    return {names.get(str(stall["item"]), f"entity {stall['item']}")
+            for stall in structure.get("held_stalls") or []}
 
 
 def involved(o: Observation) -> set[str]:
@@ -610,15 +627,22 @@ def _blocker_difference(key: tuple[int, ...], row: _Root, known: Mapping[tuple[i
 
 def _stalled(rows: WeekRows, view: View) -> list[StalledRow]:
     """The stalled items of the patterns that held at the week's end (as known then, or as
-    described with hindsight), each counted in weeks up to the week's end, longest first."""
+    described with hindsight), each counted in weeks up to the week's end, longest first: the
+    stalled items' own observations, and the quiet stalls a pattern holds, with that pattern
+    (an item that is both is listed once, by its own)."""
     chosen = known_at_end(rows) if view == KNOWN else described_with_hindsight(rows)
     found = []
+    held = []
     for o in chosen:
         if o.kind != Observation.Kind.STALLED:
+            held += [StalledRow(stall=stall, observation=o, held=True)
+                     for stall in held_stalls(o, rows.cut) if stall.since < rows.cut]
             continue
         stall = stall_summary(o, rows.cut)
         if stall is not None:
             found.append(StalledRow(stall=stall, observation=o))
+    own = {r.stall.item.name for r in found}
+    found += [r for r in held if r.stall.item.name not in own]
     found.sort(key=lambda r: (r.stall.since, r.stall.item.name))
     return found
 

@@ -49,7 +49,30 @@ def stalled_item(observation: Observation) -> dict[str, Any] | None:
     stall = (observation.structure or {}).get("stalled")
     if not stall:
         return None
-    names = (observation.structure or {}).get("names", {})
+    return stall_fields(stall, (observation.structure or {}).get("names", {}))
+
+
+def held_stalls(observation: Observation) -> list[dict[str, Any]]:
+    """The quiet stalls a pattern holds, oldest first: ``stall_fields``, with the item's uuid,
+    when an update last stated the state, and the labels of those of its updates the pattern
+    cites (from the prefetched entities and episodes: no query)."""
+    structure = observation.structure or {}
+    stalls = structure.get("held_stalls") or []
+    if not stalls:
+        return []
+    names = structure.get("names", {})
+    uuids = {e.pk: str(e.uuid) for e in observation.entities.all()}
+    labels = {e.pk: e.label for e in observation.episodes.all()}
+    return [{
+        **stall_fields(stall, names),
+        "item_uuid": uuids.get(int(stall["item"])),
+        "last_said": stall.get("last_said"),
+        "episodes": sorted(labels[e] for e in stall.get("episodes", []) if e in labels),
+    } for stall in stalls]
+
+
+def stall_fields(stall: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """A stall's item, state and since when as machine fields (ISO dates)."""
     return {
         "item": names.get(str(stall["item"]), str(stall["item"])),
         "state": stall["state"],
@@ -81,6 +104,7 @@ def observation_as_dict(observation: Observation) -> dict[str, Any]:
         "entities": sorted(e.name for e in observation.entities.all()),
         "root_blockers": root_blockers(observation),
         "stalled": stalled_item(observation),
+        "held_stalls": held_stalls(observation),
         "claims": [
             {"text": claim.text, "facts": sorted(str(f.uuid) for f in claim.facts.all())}
             for claim in observation.claims.all()

@@ -43,10 +43,18 @@ from memory.engine.lifecycle import (
     reconcile,
     reconcile_views,
 )
-from memory.engine.stalled import STALLED, stall_cluster, stall_structure, stalls_to_show
+from memory.engine.stalled import (
+    STALLED,
+    held_by_patterns,
+    stall_cluster,
+    stall_structure,
+    stalls_to_show,
+    with_held_stalls,
+)
 from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
+from memory.held_stalls import held_stall_rewrites
 from memory.llm import Breaker, llm_enabled
 from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
@@ -291,6 +299,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
             if stalled_memo is not None else ((), ())
         stalls = {stall.item_id: stall for stall in own}
+        held = held_by_patterns(found, within)  # each pattern shows the quiet stalls it holds
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
@@ -324,6 +333,10 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     # answers (below).
     retries = pending_retries(decisions) if with_model else []
     created += [retry for retry, _ in retries]
+    # Kept as they are, but what they hold changed (a stall went quiet inside): written again.
+    rewrites = held_stall_rewrites(run, decisions, held, after_weeks,
+                                   {retry.cluster_key for retry, _ in retries})
+    created += [rewrite for rewrite, _ in rewrites]
     changed = [clusters[c.cluster_key] for c in created]
 
     with progress.stage("analyse", total=len(changed)), paused_gc():
@@ -340,7 +353,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             cluster.key: stall_structure(stalls[cluster.anchor], cluster, details.entities,
                                          details.episodes)
             if cluster.anchor is not None else
-            analyse_cluster(cluster, details.facts, details.entities, details.episodes, context)
+            with_held_stalls(analyse_cluster(cluster, details.facts, details.entities,
+                                             details.episodes, context), held.get(cluster.key))
             for cluster in changed
         }
 
@@ -355,7 +369,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     breaker = Breaker("summaries of this run")
     budget = Budget.for_graph(graph) if with_model else Budget.unlimited()
     retirement_of = {retry.cluster_key: retired for retry, retired in retries}
-    superseded: list[Retired] = []
+    superseded: list[Retired] = [old for _, old in rewrites]
     # Template summaries allocate much and make no call: the collector is paused for them too
     # (its rescans of the run's heap were half of this stage at 100,000 episodes).
     quiet = paused_gc() if not with_model else nullcontext()
@@ -405,6 +419,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "clusters": len(found),
         "stalled": len(stalls),
         "stalled_within_patterns": len(within),
+        "rewritten_for_stalls": len(rewrites),
         "stalled_examined": examined,
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),

@@ -18,7 +18,9 @@ from dashboard.diagrams import dependency_diagram, episode_graph_diagram
 from dashboard.forms import ObservationStateForm
 from dashboard.http import AuthenticatedHttpRequest
 from dashboard.presenters import (
+    held_stalls,
     number_citations,
+    page_refs,
     recurring_issues,
     root_blockers,
     shared_signatures,
@@ -70,12 +72,14 @@ def observation_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID)
         run = observation.created_by_run
         versions = lineage_versions(observation)
         related = related_observations(observation)
+        pages = entity_pages(observation)
         context.update(
             graphs=switcher_graphs(request.user),
             run=run,
             clustering=((run.audit or {}).get("clustering") or {}).get("settings") or run.settings,
-            blockers=root_blockers(structure, entity_pages(observation)),
+            blockers=root_blockers(structure, pages),
             issues=recurring_issues(structure),
+            held=held_stalls(observation, timezone.now(), page_refs(structure, pages)),
             queue=queue_summaries(access.graph, [observation]).get(observation.pk),
             chain=dependency_diagram(structure),
             episodes=episodes,

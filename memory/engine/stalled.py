@@ -34,6 +34,18 @@ Contract
     never stalled.
 ``find_stalls(items, as_of, after_weeks, unstuck_status_ids, shown) -> tuple[Stall, ...]``
     The stalled ones, by item id.
+``stalls_to_show(stalls, shown, after_weeks) -> (own, within)``
+    The stalls shown as observations of their own, and the quiet ones a published pattern holds.
+``held_by_patterns(clusters, stalls) -> {cluster key: stalls}``
+    Which pattern holds each of the quiet stalls ``within`` a pattern, oldest first: the
+    pattern shows them ("Bug 446261 has been in status NEW since 20 Jul 2008", README,
+    "Stalled items").
+``held_key(stall_dict) -> tuple``
+    What identifies a held stall as stored (item, state, since, others, facts): a pattern
+    whose held stalls changed is written again (``memory.held_stalls``).
+``with_held_stalls(structure, stalls) -> Structure``
+    The pattern's structure with the stalls it holds, which its summary, card, page, the
+    weekly review and the export show.
 ``stall_cluster(stall) -> Cluster``
     The stall as a cluster of its own evidence, anchored on the item (``Cluster.anchor``): the
     run reconciles it with the item's earlier stall (``memory.engine.lifecycle``), so it is
@@ -46,7 +58,7 @@ Contract
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -247,6 +259,44 @@ def stalls_to_show(
         else:
             own.append(stall)
     return tuple(own), tuple(within)
+
+
+def held_by_patterns(
+    clusters: Iterable[Cluster], stalls: Iterable[Stall]
+) -> dict[int, tuple[Stall, ...]]:
+    """Cluster key → the stalls it holds, oldest first (by ``since``, then item id). Each stall
+    is held by the one cluster holding most of its facts (the smallest key on a tie): a quiet
+    stall's facts are all some pattern's evidence, nearly always one pattern's."""
+    stalls = tuple(stalls)
+    if not stalls:
+        return {}
+    wanted = {f for stall in stalls for f in stall.fact_ids}
+    holder: dict[int, int] = {}
+    for cluster in sorted(clusters, key=lambda c: c.key, reverse=True):  # smallest key last
+        for fact in wanted.intersection(cluster.fact_ids):  # C's loop: ~0.5 M facts a run
+            holder[fact] = cluster.key
+    held: dict[int, list[Stall]] = {}
+    for stall in sorted(stalls, key=lambda s: (s.since, s.item_id)):
+        counts: dict[int, int] = {}
+        for fact in stall.fact_ids:
+            if fact in holder:
+                counts[holder[fact]] = counts.get(holder[fact], 0) + 1
+        if counts:
+            key = min(counts, key=lambda k: (-counts[k], k))
+            held.setdefault(key, []).append(stall)
+    return {key: tuple(found) for key, found in held.items()}
+
+
+def held_key(stall: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What identifies a held stall in a stored structure (``Stall.as_dict()``): the item, its
+    state, since when and through which facts — not the run that found it, nor its weeks."""
+    return (int(stall["item"]), stall["state"], stall["since"],
+            tuple(stall.get("others") or ()), tuple(stall.get("facts") or ()))
+
+
+def with_held_stalls(structure: Structure, stalls: tuple[Stall, ...] | None) -> Structure:
+    """The pattern's structure with the quiet stalls it holds (``Structure.held_stalls``)."""
+    return replace(structure, held_stalls=stalls) if stalls else structure
 
 
 def stall_cluster(stall: Stall) -> Cluster:

@@ -361,6 +361,9 @@ class Structure:
     """Tracking items among its facts, most tracked items first."""
     stalled: Any = None
     """For a stalled item: ``memory.engine.stalled.Stall``."""
+    held_stalls: tuple[Any, ...] = ()
+    """For a pattern: the quiet stalls it holds (``memory.engine.stalled.held_by_patterns``),
+    oldest first."""
 
     @property
     def top_blocker(self) -> RootBlocker | None:
@@ -392,6 +395,7 @@ class Structure:
             "recurring": self.recurring.as_dict() if self.recurring else None,
             "trackers": [tracker.as_dict() for tracker in self.trackers],
             "stalled": self.stalled.as_dict() if self.stalled else None,
+            "held_stalls": [stall.as_dict() for stall in self.held_stalls],
         }
 
 

@@ -25,6 +25,10 @@ What it says
 * tracking items: what each tracks and how much of it is still open, the open items ranked by
   how much work waits on them.
 * shared context: a neutral account of the signatures the updates share.
+* stalled items: the item, its state and since when, its length as of the run ("in status NEW
+  since 20 Jul 2008 (over 18 years by 5 Dec 2026)"). A pattern holding quiet stalls
+  (``Structure.held_stalls``) ends with them, oldest first, the same words: the few oldest
+  named, the others counted; its own claims give way to them within ``MAX_CLAIMS``.
 
 Prose rules: names, never ids — a tracker's item, named by its key, reads with its title the
 first time the summary mentions it (``Bug 446261 “Clear Private Data should also reset last
@@ -78,6 +82,9 @@ _NUMBERED = re.compile(r"^[A-Za-z]+ #?\d+$")
 _TICKET_NUMBER = re.compile(r"\(#\d+\)")
 # The keys the importers name items by: Bugzilla, Zendesk, Jira / Linear, GitHub.
 _KEY = re.compile(r"^(?:Bug \d+|Ticket #\d+|[A-Z][A-Z0-9_]*-\d+|[\w.-]+/[\w.-]+#\d+)$")
+HELD_NAMED = 3
+"""A pattern names this many of the quiet stalls it holds (the oldest; one more rather than
+"1 more item") and counts the others."""
 TITLE_CHARS = 90
 """A title is clipped to this many characters in a claim (a Bugzilla summary runs to 255)."""
 NAME_TITLE_CHARS = 60
@@ -140,7 +147,11 @@ def summarize_with_template(
         name, claims = writer.trackers()
     else:
         name, claims = writer.shared_context()
-    kept = [claim for claim in claims if claim is not None][:MAX_CLAIMS]
+    # The quiet stalls the pattern holds come last, and always fit: the pattern's own claims
+    # give way to them ("Bug 446261 has been in status NEW since 20 Jul 2008 …").
+    held = [claim for claim in writer.held_stalls(structure.held_stalls) if claim is not None] \
+        if structure.held_stalls and structure.kind != STALLED else []
+    kept = [claim for claim in claims if claim is not None][:MAX_CLAIMS - len(held)] + held
     if not kept:
         kept = [writer.fallback_claim()]
     return Summary(
@@ -540,30 +551,74 @@ class _Writer:
         """ "Bug 4 “…” blocked since 16 Nov": how long the item has been in its state, the
         length as of the run that found it ("5 weeks by 21 Dec": the summary is written once
         per version, the weeks keep growing)."""
-        item = stall.item_id
-        subject = self.titled(item)
+        subject = self.titled(stall.item_id)
         since = day(stall.since, stall.as_of)
-        lasted = f"({duration(stall.weeks)} by {day(stall.as_of, stall.since)})"
-        label = self.label(item)
+        label = self.label(stall.item_id)
         if stall.state == AGENDA:
-            share = f"in {stall.weeks_mentioned} of the last {count(stall.weeks_counted, 'week')}"
-            name = f"{subject} on the agenda {share}"
-            text = (f"{label} has been on the agenda {share}: "
-                    f"{count(len(stall.episode_ids), 'update')} mention it since {since}")
+            name = f"{subject} on the agenda {agenda_share(stall)}"
         elif stall.state == BLOCKED:
             name = f"{subject} blocked since {since}"
-            waits = self.listing([self.ref(e) for e in stall.other_ids])
-            text = f"{label} has been blocked since {since} {lasted}, waiting on {waits}"
         elif stall.state == REPORTED_STATE:
             name = f"{subject} reported and open since {since}"
-            who = self.listing([self.ref(e) for e in stall.other_ids])
-            text = (f"{label} has been reported and open since {since} {lasted}, with no "
-                    f"status in these updates; reported by {who}")
         else:
-            state = status_words(self.name(stall.other_ids[0])) if stall.other_ids else "open"
-            name = f"{subject} {state} since {since}"
-            text = f"{label} has been {state} since {since} {lasted}"
+            name = f"{subject} {self.stall_state(stall)} since {since}"
+        text = f"{label} has been {self.stall_words(stall)}"
+        if stall.state == REPORTED_STATE:
+            text += f"; reported by {self.listing([self.ref(e) for e in stall.other_ids])}"
         return name, [self.claim(text, stall.fact_ids)]
+
+    def stall_state(self, stall: Stall) -> str:
+        """ "in status NEW", "in review", "open" (a status stall's state)."""
+        return status_words(self.name(stall.other_ids[0])) if stall.other_ids else "open"
+
+    def stall_words(self, stall: Stall) -> str:
+        """What follows "has been": "blocked since 16 Nov (5 weeks by 21 Dec), waiting on the
+        Security Review", "in status NEW since 20 Jul 2008 (over 18 years by 5 Dec 2026)"."""
+        since = day(stall.since, stall.as_of)
+        lasted = f"({duration(stall.weeks)} by {day(stall.as_of, stall.since)})"
+        if stall.state == AGENDA:
+            return (f"on the agenda {agenda_share(stall)}: "
+                    f"{count(len(stall.episode_ids), 'update')} mention it since {since}")
+        if stall.state == BLOCKED:
+            waits = self.listing([self.ref(e) for e in stall.other_ids])
+            return f"blocked since {since} {lasted}, waiting on {waits}"
+        if stall.state == REPORTED_STATE:
+            return f"reported and open since {since} {lasted}, with no status in these updates"
+        return f"{self.stall_state(stall)} since {since} {lasted}"
+
+    def held_stalls(self, stalls: Sequence[Stall]) -> list[ClaimDraft | None]:
+        """The quiet stalls a pattern holds (``memory.engine.stalled.held_by_patterns``), oldest
+        first: items in the same state since the same day in one sentence ("Bug 1556846 and Bug
+        1572869 have been in status NEW since …"), the ``HELD_NAMED`` oldest such sentences,
+        then the others counted in one ("4 more items here have not moved for 5 weeks or
+        more: …")."""
+        groups: dict[tuple[object, ...], list[Stall]] = {}
+        for stall in sorted(stalls, key=lambda s: (s.since, s.item_id)):
+            key: tuple[object, ...] = (stall.item_id,) if stall.state == AGENDA else (
+                stall.state, stall.other_ids, day(stall.since, stall.as_of, always_year=True))
+            groups.setdefault(key, []).append(stall)
+        ordered = list(groups.values())
+        named = ordered if len(ordered) <= HELD_NAMED + 1 else ordered[:HELD_NAMED]
+        claims = [self.held_claim(group) for group in named]
+        rest = [stall for group in ordered[len(named):] for stall in group]
+        if rest:
+            weeks = min(stall.weeks for stall in rest)
+            verb = "has" if len(rest) == 1 else "have"
+            items = self.listing([self.ref(stall.item_id) for stall in rest])
+            claims.append(self.claim(
+                f"{count(len(rest), 'more item')} here {verb} not moved for {duration(weeks)} "
+                f"or more: {items}",
+                [f for stall in rest for f in stall.fact_ids]))
+        return claims
+
+    def held_claim(self, group: Sequence[Stall]) -> ClaimDraft | None:
+        subject = self.listing([self.ref(stall.item_id) for stall in group])
+        words = self.stall_words(group[0])
+        if len(group) > 1:
+            words = words.replace("mention it", "mention them")
+        verb = "has" if len(group) == 1 else "have"
+        return self.claim(f"{subject} {verb} been {words}",
+                          [f for stall in group for f in stall.fact_ids])
 
     # -- tracking items ------------------------------------------------------------------
 
@@ -623,9 +678,16 @@ class _Writer:
         title = self.title(tracker.tracker_id)
         same_title = title and title == self.title(earlier.tracker_id)
         subject = self.name(tracker.tracker_id) if same_title else self.ref(tracker.tracker_id)
+        if same_title:  # "with the same title" has introduced it: its key alone after
+            self.introduced.add(tracker.tracker_id)
         text = f"{subject}{', with the same title,' if same_title else ''} tracks the same "
         text += f"{count(len(tracker.items), 'item')} as {self.name(earlier.tracker_id)}"
         return self.claim(text, tracker.fact_ids)
+
+
+def agenda_share(stall: Stall) -> str:
+    """ "in 26 of the last 30 weeks"."""
+    return f"in {stall.weeks_mentioned} of the last {count(stall.weeks_counted, 'week')}"
 
 
 def verb_forms(relation: str) -> tuple[str, str]:

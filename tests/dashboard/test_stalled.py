@@ -1,6 +1,7 @@
 """Stalled items where a PM reads them: a board card that says how long, counted to today; the
 kind filter; the weekly review's own section, counted to the week's end, in the page, the
-Markdown and the CSV (ISO dates); and the JSON export's machine fields."""
+Markdown and the CSV (ISO dates); and the JSON export's machine fields. A quiet stall a pattern
+holds (no card of its own) is shown by that pattern in each of them."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from memory.models import Graph, Observation
 from tests.dashboard.conftest import signed_in
-from tests.factories import ObservationFactory, stalled_structure
+from tests.factories import ObservationFactory, chain_structure, stalled_structure
 
 pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
 
@@ -124,3 +125,123 @@ def test_its_page_reads_like_any_observation(
     html = response.content.decode()
     assert "Audit Report in review since 5 Oct" in html
     assert '<span class="badge badge--stalled">Stalled</span>' in html
+
+
+HELD_SINCE = datetime(2026, 9, 28, 9, tzinfo=UTC)
+"""A week before ``SINCE``: the held stall is the older of the two."""
+
+
+@pytest.fixture
+def holding(graph: Graph) -> Observation:
+    """A chain holding a quiet stall: the Search Rewrite, in review since 28 Sep and not
+    restated since."""
+    structure = chain_structure(names={1: "Auth Refactor", 2: "API Migration", 3: "Dana"})
+    structure["held_stalls"] = [{
+        "item": 4, "state": "status", "since": HELD_SINCE.isoformat(),
+        "as_of": FOUND.isoformat(), "weeks": 5, "facts": [40], "episodes": [41],
+        "others": [5], "weeks_mentioned": 0, "weeks_counted": 0,
+        "last_said": HELD_SINCE.isoformat(),
+    }]
+    structure["names"] |= {"4": "Search Rewrite", "5": "In Review"}  # type: ignore[operator]
+    return ObservationFactory(graph=graph, name="Auth Refactor blocking 1 workstream",
+                              structure=structure, created_at=FOUND)
+
+
+def test_a_patterns_card_and_page_show_the_quiet_stall_it_holds_counted_to_today(
+    client: Client, graph: Graph, owner, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    weeks = (timezone.now() - HELD_SINCE) // timedelta(weeks=1)
+    signed_in(client, owner)
+
+    response = client.get(reverse("board", args=[graph.slug]))
+    page = client.get(reverse("observation", args=[graph.slug, holding.uuid])).content.decode()
+
+    (card,) = response.context["cards"]
+    assert [(s.item.name, s.text) for s in card.held] == [
+        ("Search Rewrite", f"in review since 28 Sep 2026 · {weeks} weeks")]
+    assert card.held_more == 0
+    html = response.content.decode()
+    assert "Stalled inside" in html
+    assert f"in review since 28 Sep 2026 · {weeks} weeks" in html
+    assert "Stalled inside this pattern" in page
+    assert (f"in review since 28 Sep 2026 · {weeks} weeks · last said 28 Sep 2026") in page
+
+
+def test_a_card_names_the_three_oldest_held_stalls_and_counts_the_others(
+    client: Client, graph: Graph, owner, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    (held,) = holding.structure["held_stalls"]
+    holding.structure["held_stalls"] = [held] * 5
+    holding.save()
+
+    response = signed_in(client, owner).get(reverse("board", args=[graph.slug]))
+
+    (card,) = response.context["cards"]
+    assert (len(card.held_named), card.held_more) == (3, 2)
+    assert "; and 2 more" in response.content.decode()
+
+
+def test_the_weekly_review_lists_a_held_stall_with_its_pattern_longest_first(
+    client: Client, graph: Graph, owner, stalled: Observation, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    response = signed_in(client, owner).get(reverse("weekly", args=[graph.slug, WEEK]))
+
+    rows = response.context["review"].stalled
+    assert [(r.stall.item.name, r.stall.weeks, r.observation, r.held) for r in rows] == [
+        ("Search Rewrite", 5, holding, True), ("Audit Report", 4, stalled, False)]
+    assert "held here, last said 28 Sep 2026" in response.content.decode()
+
+
+def test_the_weekly_markdown_and_csv_say_a_held_stall_is_held_by_its_pattern(
+    client: Client, graph: Graph, owner, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, owner)
+    url = f"http://testserver/g/{graph.slug}/o/{holding.uuid}"
+
+    markdown = client.get(reverse("weekly-markdown", args=[graph.slug, WEEK])).content.decode()
+    csv = client.get(reverse("weekly-csv", args=[graph.slug, WEEK])).content.decode()
+
+    assert ("- **Search Rewrite** — in review since Mon 28 Sep 2026 (5 weeks); held by its "
+            f"pattern · [Auth Refactor blocking 1 workstream]({url})") in markdown.splitlines()
+    assert ("stalled,Search Rewrite,in review since Mon 28 Sep 2026 (5 weeks); held by its "
+            f"pattern,,,,41,2026-09-28,,{url}") in csv.splitlines()
+
+
+def test_the_json_export_carries_the_held_stalls_with_machine_fields_apart_from_the_prose(
+    graph: Graph, holding: Observation,
+) -> None:
+    out = io.StringIO()
+
+    call_command("export_observations", "--graph", graph.slug, stdout=out)
+
+    (item,) = json.loads(out.getvalue())
+    assert item["stalled"] is None
+    assert item["held_stalls"] == [{
+        "item": "Search Rewrite", "item_uuid": None, "state": "status", "status": "In Review",
+        "waits_on": [], "since": "2026-09-28T09:00:00+00:00",
+        "as_of": "2026-11-02T09:00:00+00:00", "weeks": 5, "weeks_mentioned": None,
+        "weeks_counted": None, "last_said": "2026-09-28T09:00:00+00:00", "episodes": [],
+    }]
+
+
+def test_a_pattern_written_again_for_a_stall_gone_quiet_inside_says_so(
+    client: Client, graph: Graph, owner, holding: Observation,  # type: ignore[no-untyped-def]
+) -> None:
+    # Its first version, a week before, held nothing; the evidence is the same.
+    Observation.objects.filter(pk=holding.pk).update(version=2)
+    ObservationFactory(
+        graph=graph, lineage=holding.lineage, version=1, name=holding.name,
+        evidence_fingerprint=holding.evidence_fingerprint,
+        structure={**holding.structure, "held_stalls": []}, status=Observation.Status.RETIRED,
+        retired_reason=Observation.RetiredReason.SUPERSEDED, retired_at=FOUND,
+        created_at=FOUND - timedelta(weeks=1))
+    signed_in(client, owner)
+
+    review = client.get(reverse("weekly", args=[graph.slug, WEEK])).context["review"]
+    page = client.get(reverse("observation", args=[graph.slug, holding.uuid]))
+
+    (updated,) = review.updated
+    assert (updated.observation, updated.changes) == (holding,
+                                                      ["stalled inside now: Search Rewrite"])
+    assert [line.change for line in page.context["history"]] == [
+        "first seen", "the same evidence, written again"]

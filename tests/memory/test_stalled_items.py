@@ -1,13 +1,17 @@
 """Stalled items through a pipeline run: published once per item with the updates that show its
 state, left alone while nothing changes, retired as evidence_ended when the item moves on, and
-off when the graph's setting says so."""
+off when the graph's setting says so; a quiet stall inside a pattern shown by that pattern,
+written again when what it holds changes."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memory.engine.stalled import Stall
+from memory.held_stalls import crossed_after
 from memory.models import Graph, Observation, PipelineRun, StalledItemsMemo
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
@@ -140,3 +144,110 @@ def test_a_run_after_another_examines_only_the_items_whose_updates_changed(
     assert [r.counts["stalled_examined"] for r in runs] == [1, 0]
     assert [o.name.split(" stalled since ")[0] for o in stalled(graph)] == ["Audit Report"]
     assert StalledItemsMemo.objects.get(graph=graph).run_id == runs.reverse()[0].pk
+
+
+def test_a_quiet_stall_inside_a_chain_is_no_card_and_the_chain_says_how_long(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    # The root blocker's status is the chain's evidence and nobody has restated it for six
+    # weeks: the chain holds it, says since when and how long, and carries it in its structure.
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+
+    assert stalled(graph) == []
+    (chain,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert chain.kind == "dependency_chain"
+    (held,) = chain.structure["held_stalls"]
+    assert (chain.structure["names"][str(held["item"])], held["state"], held["weeks"]) == (
+        "Auth Refactor", "status", 6)
+    last = chain.claims.order_by("-position").first()
+    assert last is not None
+    assert re.fullmatch(r"The Auth Refactor has been in review since \d+ \w+( \d{4})? \(6 weeks by "
+                        r"\d+ \w+( \d{4})?\)\.", last.text), last.text
+    assert [f.pk for f in last.facts.all()] == held["facts"]
+    assert PipelineRun.objects.filter(graph=graph).latest("pk").counts[
+        "stalled_within_patterns"] == 1
+
+
+def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    # Written while nothing was stalled (here: stalled items off), the chain is kept as it is
+    # while its evidence is; once its root is a quiet stall inside it, its next version says
+    # so, and the run after leaves it alone.
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
+    graph.refresh_from_db()
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+    (before,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert before.structure["held_stalls"] == []
+    first = PipelineRun.objects.filter(graph=graph).latest("pk").pk
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 3})
+    graph.refresh_from_db()
+
+    run(graph)
+    run(graph)
+
+    (after,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert (after.lineage, after.version) == (before.lineage, 2)
+    assert [held["state"] for held in after.structure["held_stalls"]] == ["status"]
+    assert "The Auth Refactor has been in review since " in after.summary
+    before.refresh_from_db()
+    assert before.retired_reason == Observation.RetiredReason.SUPERSEDED
+    assert [r.counts["rewritten_for_stalls"] for r in PipelineRun.objects.filter(
+        graph=graph, pk__gt=first).order_by("pk")] == [1, 0]
+    assert stalled(graph) == []
+
+
+@pytest.mark.parametrize(("last_run_weeks_ago", "from_before_held_stalls", "version"),
+                         [(5.5, False, 2), (1, False, 1), (1, True, 2)])
+def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_again(
+    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float, from_before_held_stalls: bool,
+    version: int,
+) -> None:
+    # The root went quiet inside the chain three weeks ago. After a last run 5.5 weeks ago,
+    # this run looks at the chain and writes it again. After a last run a week ago (made to
+    # look so here), that run would have written it: this one does not look at the chain —
+    # unless that run is from before held stalls (its patterns never held any).
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
+    graph.refresh_from_db()
+    ingest(graph, [
+        update("a", "Alice", weeks_ago(6),
+               "The API migration is blocked by the auth refactor. The auth refactor is in "
+               "review."),
+        update("b", "Bob", weeks_ago(6), "The payments work is blocked by the auth refactor."),
+    ])
+    run(graph)
+    Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 3})
+    graph.refresh_from_db()
+    PipelineRun.objects.filter(graph=graph).update(
+        started_at=datetime.now(UTC) - timedelta(weeks=last_run_weeks_ago),
+        settings={"stalled_after_weeks": 3})
+    if from_before_held_stalls:
+        PipelineRun.objects.filter(graph=graph).update(counts={"stalled": 0})
+
+    run(graph)
+
+    (chain,) = Observation.objects.filter(graph=graph, status=Observation.Status.ACTIVE)
+    assert chain.version == version
+
+
+def test_a_stall_crosses_when_it_has_both_lasted_and_gone_quiet() -> None:
+    now = datetime(2026, 12, 5, tzinfo=UTC)
+    stall = Stall(item_id=1, state="status", since=now - timedelta(weeks=10), as_of=now,
+                  fact_ids=(1,), episode_ids=(1,), last_said=now - timedelta(weeks=4))
+
+    # Lasted three weeks 7 weeks ago, quiet for three weeks 1 week ago: it crossed then.
+    assert crossed_after(stall, now - timedelta(weeks=2), 3)
+    assert not crossed_after(stall, now - timedelta(days=6), 3)
+    assert crossed_after(stall, None, 3)

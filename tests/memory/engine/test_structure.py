@@ -305,6 +305,7 @@ def test_a_dependency_chain_is_stored_with_every_figure_the_pages_read() -> None
             "owners": [party(story, "Dana", owns_epic)],
         }],
         "stalled": None,
+        "held_stalls": [],
     }
 
 
