@@ -956,6 +956,9 @@ class _Reader:
         self.title_problem_unknown = False
         """...in words that state no known problem ("docker desktop wsl distro stopped"): the
         body's first statement of one says which (``_read_problem``)."""
+        self.title_issue: ExtractedEntity | None = None
+        """The issue the title reported, until the body says what it followed (see
+        ``_read_problem``); None once it has its ``PRECEDED_BY``."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
@@ -1095,6 +1098,7 @@ class _Reader:
             self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
         self.title_problem_unknown = problem_name(words) is None
+        self.title_issue = issue
         flaky = _FLAKY_TITLE.match(words)
         said = (flaky["st"] or flaky["verb"]).lower() if flaky is not None else ""
         if flaky is not None and not said.startswith("flak") and (
@@ -1116,6 +1120,8 @@ class _Reader:
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
                                                           or "Event"), clause)
+        if any(r.relation == PRECEDED_BY and r.source == issue for r in self.records):
+            self.title_issue = None
 
     def read_sentence(self, sentence: str, passage: Passage) -> None:
         """One sentence as written (what its facts cite), read with its references masked."""
@@ -1189,13 +1195,23 @@ class _Reader:
         resolution gives it its canonical name, ``memory.support.by_problem``). Once the title
         reported the problem, or when someone else speaks, nothing is added."""
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
-                or (self.title_reported and not self.title_problem_unknown)
                 or self.resolved_for_author or not self._may_report()):
+            return
+        if self.title_reported and not self.title_problem_unknown and (
+                self.title_issue is None or not self.sentence.events):
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
                 self.masked.text, problem.phrase):
+            return
+        if self.title_reported and not self.title_problem_unknown:
+            # "Autofill and CTRL+Shift+L stopped working after version 2024.5.0." under the
+            # title "Autofill and CTRL+Shift+L not working": the title's problem followed it
+            assert self.title_issue is not None
+            self._fact(self.title_issue, PRECEDED_BY, self.sentence.events[0], sentence,
+                       self.ordinal)
+            self.title_issue = None
             return
         name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
         issue = ExtractedEntity(name, self._known_type(name) or "Issue")
@@ -1205,8 +1221,11 @@ class _Reader:
         if self.title_reported:  # the title's problem, said in known words: once
             self.title_problem_unknown = False
             self.fact(self.author, REPORTED, issue, self._bare_clause(sentence))
-            return
-        self.reports(self.author, issue, None, self._bare_clause(sentence))
+        else:
+            self.reports(self.author, issue, None, self._bare_clause(sentence))
+        if issue in self.sentence.issues:  # "After update, docker could not run."
+            for event in self.sentence.events[:1]:
+                self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
 
     def _may_report(self) -> bool:
         """Whether the sentence being read can be its author's report of a problem: not in a
