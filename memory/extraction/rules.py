@@ -213,6 +213,7 @@ from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
+from memory.extraction.support_reports import one_report_per_problem
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -3457,6 +3458,8 @@ def extract_with_rules(
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
+    if author_entity is not None and author_entity.type == "Customer":
+        extraction = one_report_per_problem(extraction, author_entity.name)
     extraction.entities = extraction.all_entities()
     if not facts and not closures and text.strip():
         extraction.unread = UNREAD_RULES

@@ -87,7 +87,11 @@ def read_thread_statements(text: str, thread: str) -> list[ExtractedFact]:
     facts: list[ExtractedFact] = []
     seen: set[tuple[str, str, str]] = set()
 
+    repository = thread.partition("#")[0]
+
     def add(source: str, relation: str, target: str, target_type: str, sentence: str) -> None:
+        if target_type == "WorkItem" and target.startswith("#") and repository:
+            target = f"{repository}{target}"  # "#1780" in warpdotdev/warp: its own tracker's
         if (source, relation, target) not in seen:
             seen.add((source, relation, target))
             facts.append(ExtractedFact(source, "WorkItem", relation, target, target_type,

@@ -280,10 +280,16 @@ class _Words:
         return max(0, self.joined.count(" ", 0, char))
 
 
+# A mark that ends a clause stays a word of its own, so that no phrase runs across it: "does
+# not solve the problem, autofill does not work" states "autofill does not work".
+_CLAUSE_MARK = r"[,;:!?()]|\.(?=\s|$)"
+_TOKEN_OR_MARK = re.compile(rf"{_TOKEN.pattern}|{_CLAUSE_MARK}")
+
+
 def _problem_words(text: str) -> _Words:
     words: list[str] = []
     spans: list[tuple[int, int]] = []
-    for found in _TOKEN.finditer(text.lower()):
+    for found in _TOKEN_OR_MARK.finditer(text.lower()):
         token = found.group(0)
         expanded = _NEGATIVE_CONTRACTIONS.get(token)
         parts = expanded.split(" ") if expanded else [

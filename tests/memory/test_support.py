@@ -156,8 +156,13 @@ def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, i
     groups = [sorted(e.external_id for e in o.episodes.all())
               for o in Observation.objects.filter(graph=graph, status="active")]
     assert groups == [["t1", "t2", "t3"]]
-    said = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
-    assert said.sentence == "Duplicate of #12"  # the evidence is the line that says so
+    # what the words say is the thread's, citing the line; that Sam's message joins #12 is
+    # the thread's membership, which cites no words
+    said = Fact.objects.get(graph=graph, relation="DUPLICATE_OF")
+    assert (said.source.name, said.target.name, said.sentence) == (
+        "acme/app#30", "acme/app#12", "Duplicate of #12")
+    joined = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
+    assert joined.sentence == "sam wrote in acme/app#30, which points at acme/app#12."
 
 
 def test_one_problem_in_different_words_resolves_to_one_issue_of_the_brand() -> None:
