@@ -1077,6 +1077,8 @@ class _Reader:
         if not _REPORT_TITLE.search(words) and not (
                 self.author.type == "Customer" and problem_name(words) is not None):
             return
+        if _HEDGE.match(words) or _TITLE_GUESS.match(words):
+            return  # "may has memory leaky": a guess, the body says what is seen (GUIDE §1)
         if _COMMIT_PREFIX.match(words) or _imperative(words) or (
                 self.thread is not None and self.thread.change):
             return  # "Fix …", "feat: …", "Rework …", a pull request's: a change, not a report
@@ -1474,7 +1476,10 @@ class _Reader:
                 if pattern.match(words):
                     self.status(self.context, word, clause, reported=False)
                     return True
-            if _SUBJECTLESS_STATUS.match(words):
+            if _SUBJECTLESS_STATUS.match(words) and not (
+                    self.author is not None and self.author.type == "Customer"
+                    and words.lower().startswith("stuck")):
+                # (a customer "stuck on 'syncing contacts'" states a symptom, not a dependency)
                 self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
                 self._read_text(f"{_CONTEXT_WORD} {_with_verb(words)}", sentence)
                 if not self.context_is_own:
@@ -3009,6 +3014,8 @@ _SPEECH = re.compile(
     r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
 )
 # "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+# A title that opens on a guess ("may has memory leaky", "Might be a memory leak").
+_TITLE_GUESS = re.compile(r"^(?:it |this )?(?:may|might)(?! not\b)(?: be| have| has)?\b", _I)
 _HEDGE = re.compile(
     r"^(?:(?:I|we) (?:think|believe|guess|suspect|assume|hope|feel|wonder|expect|doubt"
     r"|am not sure|are not sure)\b|(?:maybe|perhaps|probably|possibly|hopefully|ideally"
