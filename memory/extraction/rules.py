@@ -1093,7 +1093,8 @@ class _Reader:
         if surface is None:
             # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
             # utilisation", "Client update … broke MagicDNS": the product the title names
-            subject = _TITLE_SUBJECT.match(words) or _TITLE_OBJECT.search(words)
+            untagged = _TITLE_TAGS.sub("", words)  # "[Incident][Resolved] Postman 9.15.1 …"
+            subject = _TITLE_SUBJECT.match(untagged) or _TITLE_OBJECT.search(untagged)
             candidate = self.surface(subject["np"], clause) if subject is not None else None
             if candidate is not None and _names_product(self, subject["np"], candidate):
                 surface = candidate
@@ -2957,11 +2958,13 @@ def _imperative(text: str) -> bool:
     """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
     first = text.split(" ", 1)[0].lower().strip("`'\"[(")
     return first in _IMPERATIVES
+_TITLE_TAGS = re.compile(r"^(?:\[[^\]]{1,30}\]\s*)+")
 _TITLE_SUBJECT = re.compile(
     r"^['\"`]?(?P<np>[\w.+-]+(?: [\w.+-]+){0,3}?)['\"`]?(?: process| app| client)?"
-    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems) )*(?:not |no longer |never |wont |won't "
-    r"|will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails |failed "
-    r"|crash(?:es|ed|ing)? |hangs |freezes |stopped |stops |(?:a )?(?:very |really |extremely "
+    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems|getting) )*(?:not |no longer |never |wont "
+    r"|won't |will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails "
+    r"|failed |refuses to |crash(?:es|ed|ing)? |hangs |freezes |stopped |stops "
+    r"|shows (?:a |an )?(?:blank|white|black|empty) |(?:a )?(?:very |really |extremely "
     r"|so )?(?:slow|laggy|unusable|unresponsive|high)\b)", _I)
 _FLAKY_TITLE = re.compile(
     r"^(?P<np>[\w.:/-]+(?: [\w.:/-]+){0,3}?)(?: \[[^\]]*\])*"
