@@ -1171,7 +1171,11 @@ class _Reader:
                           self._bare_clause(sentence))
                 self.speaker = self.heading_agent
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
-            return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
+            # "I think…", "Maybe…", "It would be nice if…": nothing asserted — but what follows
+            # a "but" is ("Not sure if I'm facing the same problem but … it got stuck")
+            text = _asserted_after_hedge(text) if _HEDGE.match(text) else ""
+            if not text:
+                return
         elif self.heading_agent is not None and (
                 _SUBJECTLESS.match(text) or _FIRST_PERSON_START.match(text)):
             self.speaker = self.heading_agent  # "### Lighthouse" / "- Working on discv5"
@@ -3017,6 +3021,17 @@ _SPEECH = re.compile(
     r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
 )
 # "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+_BUT = re.compile(r",?\s+but\s+", _I)
+
+
+def _asserted_after_hedge(text: str) -> str:
+    """The clause a "but" sets against a hedge, when it is no hedge itself."""
+    parts = _BUT.split(text, maxsplit=1)
+    if len(parts) < 2 or _HEDGE.match(parts[1]) or _HYPOTHETICAL.match(parts[1]):
+        return ""
+    return parts[1]
+
+
 # A title that opens on a guess ("may has memory leaky", "Might be a memory leak").
 _TITLE_GUESS = re.compile(r"^(?:it |this )?(?:may|might)(?! not\b)(?: be| have| has)?\b", _I)
 _HEDGE = re.compile(
