@@ -229,3 +229,43 @@ def test_a_link_to_another_issue_of_the_tracker_points_at_its_thread() -> None:
     text = "installing this fixed image\nhttps://github.com/acme/app/issues/26#issuecomment-5"
     assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == ["acme/app#26"]
     assert same_problem_threads("see https://github.com/other/lib/issues/3", "acme/app#12") == []
+
+
+def test_a_message_pointing_at_other_threads_joins_them_as_metadata_not_as_a_report() -> None:
+    # dfm-3677-Miksu82-2019-05-20: "discussed in several issues already (such as #2707, #1592)"
+    from memory.support import thread_membership, with_thread
+
+    text = "I know this has been discussed in several issues already (such as #2707, #1592)."
+    url = "https://github.com/docker/for-mac/issues/3677"
+
+    extraction = with_thread(Extraction(extractor="rules@1", entities=[], facts=[]),
+                             "Miksu82", url, text)
+
+    assert [(f.target, f.sentence) for f in extraction.facts] == [
+        ("docker/for-mac#3677", "Miksu82 wrote in docker/for-mac#3677."),
+        ("docker/for-mac#2707", "Miksu82 wrote in docker/for-mac#3677, which points at "
+                                "docker/for-mac#2707."),
+        ("docker/for-mac#1592", "Miksu82 wrote in docker/for-mac#3677, which points at "
+                                "docker/for-mac#1592.")]
+    assert all(thread_membership(f, "Miksu82", url) for f in extraction.facts)
+
+
+def test_what_staff_say_of_the_thread_is_read_as_the_threads() -> None:
+    # warp-6305-dannyneira-2026-04-09
+    from memory.support import thread_membership, with_thread
+
+    url = "https://github.com/warpdotdev/warp/issues/6305"
+    extraction = with_thread(Extraction(extractor="rules@1", entities=[], facts=[]),
+                             "dannyneira", url, "Duplicate of #1780")
+
+    read = [f for f in extraction.facts if not thread_membership(f, "dannyneira", url)]
+    assert [(f.source, f.relation, f.target, f.sentence) for f in read] == [
+        ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780", "Duplicate of #1780")]
+
+
+def test_a_report_citing_the_words_is_never_taken_for_membership() -> None:
+    from memory.support import thread_membership
+
+    fact = ExtractedFact("kim", "Customer", "REPORTED", "acme/app#12", "WorkItem",
+                         "I have the same issue as #12")
+    assert not thread_membership(fact, "kim", "https://github.com/acme/app/issues/30")
