@@ -1205,6 +1205,11 @@ class _Reader:
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
                 or self.resolved_for_author or not self._may_report()):
             return
+        if self.sentence.events and _ONLY_AN_EVENT.match(_EVENT.sub(" ", self.masked.text)):
+            # "Since yesterday's update.", "Issue came up after update.": what the problem the
+            # message reported followed
+            self._reported_problem_followed(self.sentence.events[0], sentence)
+            return
         if self.title_reported and not self.title_problem_unknown and (
                 self.title_issue is None or not self.sentence.events):
             return
@@ -1234,6 +1239,19 @@ class _Reader:
         if issue in self.sentence.issues:  # "After update, docker could not run."
             for event in self.sentence.events[:1]:
                 self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+
+    def _reported_problem_followed(self, event: ExtractedEntity, sentence: str) -> None:
+        """The problem the message reported last followed ``event``, unless it is known to
+        follow one already."""
+        issue = next((r.target for r in reversed(self.records) if r.kind == "fact"
+                      and r.relation == REPORTED and r.source == self.author
+                      and r.target is not None and r.target.type == "Issue"), None)
+        if issue is None or any(r.relation == PRECEDED_BY and r.source == issue
+                                for r in self.records):
+            return
+        self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+        if issue == self.title_issue:
+            self.title_issue = None
 
     def _may_report(self) -> bool:
         """Whether the sentence being read can be its author's report of a problem: not in a
@@ -3021,6 +3039,11 @@ _SPEECH = re.compile(
     r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
 )
 # "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+# A sentence that says nothing but when the problem came ("Since yesterday's update.", "Issue
+# came up after update."), its event taken out.
+_ONLY_AN_EVENT = re.compile(
+    r"^\W*(?:(?:the |this |my |same )?(?:issue|problem|bug|error|it) (?:only |first )?"
+    r"(?:came up|started|began|appeared|showed up|happened|occurred|happens|occurs))?\W*$", _I)
 _BUT = re.compile(r",?\s+but\s+", _I)
 
 

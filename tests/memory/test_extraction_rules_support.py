@@ -82,3 +82,15 @@ def test_the_product_a_title_says_fails_is_what_the_problem_affects() -> None:
         signatures(refuses))
     assert any(s[1:] == ("AFFECTS", "POSTMAN Desktop") for s in signatures(crashed))
     assert any(s[1:] == ("AFFECTS", "Postman 9.15.1") for s in signatures(blank))
+
+
+def test_a_sentence_saying_only_when_it_came_dates_the_problem_just_reported() -> None:
+    # cur-1986-SurgeODDR-2024-09-24; pm-7934-Blacksmiss-2020-01-24
+    titled = read("# Cursor consuming extreme CPU and causing battery draining #1986\n\n"
+                  "Since yesterday's update.")
+    said = read("Similar issue - Postman shows a blank screen only. Issue came up after update.")
+
+    assert ("Cursor consuming extreme CPU and causing battery draining (#1986)", "PRECEDED_BY",
+            "Update") in signatures(titled)
+    assert ("blank screen", "PRECEDED_BY", "Update") in signatures(said)
+    assert read("Since the update.").facts == []  # no problem reported: nothing followed it
