@@ -178,13 +178,25 @@ def same_problem_threads(text: str, thread: str) -> list[tuple[str, str]]:
     return found
 
 
+# An update named by no more than its kind ("the update", "yesterday's update", "the latest
+# upgrade") is the brand's own product's: Postman's update and Cursor's are two events, and a
+# bare "Update" shared by every brand would join their problems.
+_OWN_UPDATE = re.compile(
+    r"^(?:(?:the|an?|latest|last|recent|new|newest|one|each|every|yesterday'?s?|today'?s?"
+    r"|auto|automatic|app|client)[ -]+)*(?:update|upgrade|auto-update|release|install"
+    r"|installation|reinstall)s?$", re.IGNORECASE)
+
+
 def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
-    """The extraction with the problems and products it names made the brand's."""
+    """The extraction with the problems and products it names made the brand's, and its
+    updates named by their kind alone (``_OWN_UPDATE``)."""
     if not brand:
         return extraction
 
     def name(value: str, type_: str | None) -> str:
-        return scoped(value, brand) if type_ in SCOPED_TYPES else value
+        if type_ in SCOPED_TYPES or (type_ == "Event" and _OWN_UPDATE.match(value.strip())):
+            return scoped(value, brand)
+        return value
 
     return _renamed(extraction, name)
 

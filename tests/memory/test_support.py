@@ -269,3 +269,15 @@ def test_a_report_citing_the_words_is_never_taken_for_membership() -> None:
     fact = ExtractedFact("kim", "Customer", "REPORTED", "acme/app#12", "WorkItem",
                          "I have the same issue as #12")
     assert not thread_membership(fact, "kim", "https://github.com/acme/app/issues/30")
+
+
+def test_an_update_named_by_its_kind_alone_is_the_brands_and_a_named_event_is_shared() -> None:
+    # pm-7934-Blacksmiss-2020-01-24 "Issue came up after update.", cur-1986-SurgeODDR "Since
+    # yesterday's update.": two products' updates, not one event joining their problems
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("blank screen", "Issue", "PRECEDED_BY", "Update", "Event", "s"),
+        ExtractedFact("blank screen", "Issue", "PRECEDED_BY", "Windows Update", "Event", "s")])
+
+    scoped_facts = scope_to_brand(extraction, "Postman").facts
+
+    assert [f.target for f in scoped_facts] == ["Update (Postman)", "Windows Update"]
