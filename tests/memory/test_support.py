@@ -281,3 +281,24 @@ def test_an_update_named_by_its_kind_alone_is_the_brands_and_a_named_event_is_sh
     scoped_facts = scope_to_brand(extraction, "Postman").facts
 
     assert [f.target for f in scoped_facts] == ["Update (Postman)", "Windows Update"]
+
+
+@pytest.mark.django_db
+def test_staff_closing_a_thread_ends_its_reports(graph, ingest) -> None:
+    # ts-8314-kelivel-2023-10-13: "Closing this one for now due to inactivity."
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": "https://github.com/acme/app/issues/12#issuecomment-9"},
+    ])
+    run_pipeline(graph)
+
+    closed = Fact.objects.get(graph=graph, relation="HAS_STATUS", source__name="acme/app#12")
+    assert closed.target.name == "Closed"
+    assert closed.sentence == "Closing this one for now due to inactivity."
+    reports = Fact.objects.filter(graph=graph, relation="REPORTED", target__name="acme/app#12")
+    assert reports.exists() and all(f.invalid_at is not None for f in reports)
