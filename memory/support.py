@@ -30,6 +30,7 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.support_threads import read_thread_statements
 from memory.extraction.symptoms import problem_name
 from memory.names import normalize_name
 
@@ -105,19 +106,41 @@ def thread_of(url: str) -> str | None:
 
 
 def with_thread(extraction: Extraction, author: str, url: str, text: str = "") -> Extraction:
-    """The extraction of a customer's message, plus that the customer reported its thread —
-    and the threads its ``text`` says are the same problem ("Duplicate of #1780", "the same
+    """The extraction of a customer's message, plus that the customer wrote in its thread —
+    and in the threads its ``text`` says are the same problem ("Duplicate of #1780", "the same
     issue as https://…/issues/4612"): a thread closed as another's duplicate, or a customer
     pointing at the thread of their problem, joins that problem's reports, as writing in it
-    would."""
+    would. Both are the thread's membership (``REPORTED`` of the thread, so that a thread's
+    messages meet), metadata that cites no words (``thread_membership``); what the words state
+    of the thread is read (``memory.extraction.support_threads``: the thread ``DUPLICATE_OF``
+    another, ``HAS_STATUS closed``), never that the writer reported the other thread."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
-                         f"{author} wrote in {thread}.")
-    same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem", line)
-            for other, line in same_problem_threads(text, thread)]
-    return replace(extraction, facts=[*extraction.facts, fact, *same])
+                         membership_sentence(author, thread))
+    same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem",
+                          membership_sentence(author, thread, other))
+            for other, _ in same_problem_threads(text, thread)]
+    stated = read_thread_statements(text, thread) if text else []
+    return replace(extraction, facts=[*extraction.facts, fact, *same, *stated])
+
+
+def membership_sentence(author: str, thread: str, other: str | None = None) -> str:
+    """What a membership fact cites: no words of the message, the thread it is in (and the
+    thread its words point at)."""
+    if other is None:
+        return f"{author} wrote in {thread}."
+    return f"{author} wrote in {thread}, which points at {other}."
+
+
+def thread_membership(fact: ExtractedFact, author: str, url: str) -> bool:
+    """Whether the fact is only a message's membership of a thread (``with_thread``): metadata,
+    not a reading of its words."""
+    thread = thread_of(url) if url else None
+    return (thread is not None and fact.relation == "REPORTED" and fact.source == author
+            and (fact.sentence == membership_sentence(author, thread) or (
+                fact.sentence == membership_sentence(author, thread, fact.target))))
 
 
 _SAME_PROBLEM = re.compile(
@@ -155,13 +178,25 @@ def same_problem_threads(text: str, thread: str) -> list[tuple[str, str]]:
     return found
 
 
+# An update named by no more than its kind ("the update", "yesterday's update", "the latest
+# upgrade") is the brand's own product's: Postman's update and Cursor's are two events, and a
+# bare "Update" shared by every brand would join their problems.
+_OWN_UPDATE = re.compile(
+    r"^(?:(?:the|an?|latest|last|recent|new|newest|one|each|every|yesterday'?s?|today'?s?"
+    r"|auto|automatic|app|client)[ -]+)*(?:update|upgrade|auto-update|release|install"
+    r"|installation|reinstall)s?$", re.IGNORECASE)
+
+
 def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
-    """The extraction with the problems and products it names made the brand's."""
+    """The extraction with the problems and products it names made the brand's, and its
+    updates named by their kind alone (``_OWN_UPDATE``)."""
     if not brand:
         return extraction
 
     def name(value: str, type_: str | None) -> str:
-        return scoped(value, brand) if type_ in SCOPED_TYPES else value
+        if type_ in SCOPED_TYPES or (type_ == "Event" and _OWN_UPDATE.match(value.strip())):
+            return scoped(value, brand)
+        return value
 
     return _renamed(extraction, name)
 

@@ -38,7 +38,8 @@ from memory.extraction.readings import reading_of
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
-from memory.support import brand_of, thread_of
+from memory.support import brand_of
+from memory.support import thread_membership as support_membership
 
 SPLITS = ("dev", "test")
 GENRES = ("tracker", "meeting", "support")
@@ -402,11 +403,10 @@ def run_extraction_bench(episodes: Sequence[CorpusEpisode], *,
 
 def thread_membership(fact: ExtractedFact, episode: Episode) -> bool:
     """Whether the fact only says that a customer wrote in the thread the episode's address
-    names (``memory.support.with_thread``: it groups a thread's messages): metadata, not words
-    of the text, which the labels leave out (GUIDE §1, "Metadata-only facts")."""
-    thread = thread_of(episode.url) if episode.url else None
-    return (thread is not None and fact.relation == "REPORTED" and fact.target == thread
-            and fact.sentence == f"{episode.author} wrote in {thread}.")
+    names, or in a thread its words point at (``memory.support.with_thread``: it groups a
+    thread's messages): metadata, not words of the text, which the labels leave out (GUIDE §1,
+    "Metadata-only facts")."""
+    return support_membership(fact, episode.author, episode.url)
 
 
 def unscoped(name: str, brand: str | None) -> str:

@@ -217,6 +217,7 @@ from typing import NamedTuple
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.readings import RETIRED, ReadingStack, reading
+from memory.extraction.support_reports import one_report_per_problem
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -962,6 +963,9 @@ class _Reader:
         self.title_problem_unknown = False
         """...in words that state no known problem ("docker desktop wsl distro stopped"): the
         body's first statement of one says which (``_read_problem``)."""
+        self.title_issue: ExtractedEntity | None = None
+        """The issue the title reported, until the body says what it followed (see
+        ``_read_problem``); None once it has its ``PRECEDED_BY``."""
         self.context: ExtractedEntity | None = None
         """The item the passage being read is about when it names none (see _context_of)."""
         self.context_is_own = False
@@ -1082,6 +1086,8 @@ class _Reader:
         if not _REPORT_TITLE.search(words) and not (
                 self.author.type == "Customer" and problem_name(words) is not None):
             return
+        if _HEDGE.match(words) or _TITLE_GUESS.match(words):
+            return  # "may has memory leaky": a guess, the body says what is seen (GUIDE §1)
         if _COMMIT_PREFIX.match(words) or _imperative(words) or (
                 self.thread is not None and self.thread.change):
             return  # "Fix …", "feat: …", "Rework …", a pull request's: a change, not a report
@@ -1096,7 +1102,8 @@ class _Reader:
         if surface is None:
             # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
             # utilisation", "Client update … broke MagicDNS": the product the title names
-            subject = _TITLE_SUBJECT.match(words) or _TITLE_OBJECT.search(words)
+            untagged = _TITLE_TAGS.sub("", words)  # "[Incident][Resolved] Postman 9.15.1 …"
+            subject = _TITLE_SUBJECT.match(untagged) or _TITLE_OBJECT.search(untagged)
             candidate = self.surface(subject["np"], clause) if subject is not None else None
             if candidate is not None and _names_product(self, subject["np"], candidate):
                 surface = candidate
@@ -1104,6 +1111,7 @@ class _Reader:
             self.fact(issue, AFFECTS, surface, clause)
         self.title_reported = True
         self.title_problem_unknown = problem_name(words) is None
+        self.title_issue = issue
         flaky = _FLAKY_TITLE.match(words)
         said = (flaky["st"] or flaky["verb"]).lower() if flaky is not None else ""
         if flaky is not None and not said.startswith("flak") and (
@@ -1126,6 +1134,8 @@ class _Reader:
         if event is not None and (name := _event_name(event["event"])):
             self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
                                                           or "Event"), clause)
+        if any(r.relation == PRECEDED_BY and r.source == issue for r in self.records):
+            self.title_issue = None
 
     def read_sentence(self, sentence: str, passage: Passage) -> None:
         """One sentence as written (what its facts cite), read with its references masked."""
@@ -1174,7 +1184,11 @@ class _Reader:
                               self._bare_clause(sentence))
                 self.speaker = self.heading_agent
         elif _HEDGE.match(text) or _HYPOTHETICAL.match(text):
-            return  # "I think…", "Maybe…", "It would be nice if…": nothing asserted
+            # "I think…", "Maybe…", "It would be nice if…": nothing asserted — but what follows
+            # a "but" is ("Not sure if I'm facing the same problem but … it got stuck")
+            text = _asserted_after_hedge(text) if _HEDGE.match(text) else ""
+            if not text:
+                return
         elif self.heading_agent is not None and (
                 _SUBJECTLESS.match(text) or _FIRST_PERSON_START.match(text)):
             self.speaker = self.heading_agent  # "### Lighthouse" / "- Working on discv5"
@@ -1203,13 +1217,28 @@ class _Reader:
         resolution gives it its canonical name, ``memory.support.by_problem``). Once the title
         reported the problem, or when someone else speaks, nothing is added."""
         if (self.author is None or self.author.type != "Customer" or self.speaker is not None
-                or (self.title_reported and not self.title_problem_unknown)
                 or self.resolved_for_author or not self._may_report()):
+            return
+        if self.sentence.events and _ONLY_AN_EVENT.match(_EVENT.sub(" ", self.masked.text)):
+            # "Since yesterday's update.", "Issue came up after update.": what the problem the
+            # message reported followed
+            self._reported_problem_followed(self.sentence.events[0], sentence)
+            return
+        if self.title_reported and not self.title_problem_unknown and (
+                self.title_issue is None or not self.sentence.events):
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
                 self.masked.text, problem.phrase):
+            return
+        if self.title_reported and not self.title_problem_unknown:
+            # "Autofill and CTRL+Shift+L stopped working after version 2024.5.0." under the
+            # title "Autofill and CTRL+Shift+L not working": the title's problem followed it
+            assert self.title_issue is not None
+            self._fact(self.title_issue, PRECEDED_BY, self.sentence.events[0], sentence,
+                       self.ordinal)
+            self.title_issue = None
             return
         name = self.masked.unmask(problem.phrase)  # as written: "MagicDNS stops working"
         issue = ExtractedEntity(name, self._known_type(name) or "Issue")
@@ -1219,8 +1248,24 @@ class _Reader:
         if self.title_reported:  # the title's problem, said in known words: once
             self.title_problem_unknown = False
             self.fact(self.author, REPORTED, issue, self._bare_clause(sentence))
+        else:
+            self.reports(self.author, issue, None, self._bare_clause(sentence))
+        if issue in self.sentence.issues:  # "After update, docker could not run."
+            for event in self.sentence.events[:1]:
+                self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+
+    def _reported_problem_followed(self, event: ExtractedEntity, sentence: str) -> None:
+        """The problem the message reported last followed ``event``, unless it is known to
+        follow one already."""
+        issue = next((r.target for r in reversed(self.records) if r.kind == "fact"
+                      and r.relation == REPORTED and r.source == self.author
+                      and r.target is not None and r.target.type == "Issue"), None)
+        if issue is None or any(r.relation == PRECEDED_BY and r.source == issue
+                                for r in self.records):
             return
-        self.reports(self.author, issue, None, self._bare_clause(sentence))
+        self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+        if issue == self.title_issue:
+            self.title_issue = None
 
     def _may_report(self) -> bool:
         """Whether the sentence being read can be its author's report of a problem: not in a
@@ -1482,7 +1527,10 @@ class _Reader:
                     with self.readings.running("context_status"):
                         self.status(self.context, word, clause, reported=False)
                     return True
-            if _SUBJECTLESS_STATUS.match(words):
+            if _SUBJECTLESS_STATUS.match(words) and not (
+                    self.author is not None and self.author.type == "Customer"
+                    and words.lower().startswith("stuck")):
+                # (a customer "stuck on 'syncing contacts'" states a symptom, not a dependency)
                 self.masked.references[_CONTEXT_WORD] = _as_reference(self.context)
                 self._read_text(f"{_CONTEXT_WORD} {_with_verb(words)}", sentence)
                 if not self.context_is_own:
@@ -2986,11 +3034,13 @@ def _imperative(text: str) -> bool:
     """Whether a title or line starts like a change or an instruction ("Fix …", "Add …")."""
     first = text.split(" ", 1)[0].lower().strip("`'\"[(")
     return first in _IMPERATIVES
+_TITLE_TAGS = re.compile(r"^(?:\[[^\]]{1,30}\]\s*)+")
 _TITLE_SUBJECT = re.compile(
     r"^['\"`]?(?P<np>[\w.+-]+(?: [\w.+-]+){0,3}?)['\"`]?(?: process| app| client)?"
-    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems) )*(?:not |no longer |never |wont |won't "
-    r"|will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails |failed "
-    r"|crash(?:es|ed|ing)? |hangs |freezes |stopped |stops |(?:a )?(?:very |really |extremely "
+    r" (?:(?:is|are|was|has|have|keeps|keep|still|seems|getting) )*(?:not |no longer |never |wont "
+    r"|won't |will not |does not |doesn't |doesnt |cannot |can't |can not |stuck |stucked |fails "
+    r"|failed |refuses to |crash(?:es|ed|ing)? |hangs |freezes |stopped |stops "
+    r"|shows (?:a |an )?(?:blank|white|black|empty) |(?:a )?(?:very |really |extremely "
     r"|so )?(?:slow|laggy|unusable|unresponsive|high)\b)", _I)
 _FLAKY_TITLE = re.compile(
     r"^(?P<np>[\w.:/-]+(?: [\w.:/-]+){0,3}?)(?: \[[^\]]*\])*"
@@ -3043,6 +3093,24 @@ _SPEECH = re.compile(
     r"(?: that)?|(?:reports|reported|confirms|confirmed|says|said) that),? (?P<rest>.+)$"
 )
 # "I think…", "We believe…", "Probably…", "Maybe…": hedged, asserts nothing.
+# A sentence that says nothing but when the problem came ("Since yesterday's update.", "Issue
+# came up after update."), its event taken out.
+_ONLY_AN_EVENT = re.compile(
+    r"^\W*(?:(?:the |this |my |same )?(?:issue|problem|bug|error|it) (?:only |first )?"
+    r"(?:came up|started|began|appeared|showed up|happened|occurred|happens|occurs))?\W*$", _I)
+_BUT = re.compile(r",?\s+but\s+", _I)
+
+
+def _asserted_after_hedge(text: str) -> str:
+    """The clause a "but" sets against a hedge, when it is no hedge itself."""
+    parts = _BUT.split(text, maxsplit=1)
+    if len(parts) < 2 or _HEDGE.match(parts[1]) or _HYPOTHETICAL.match(parts[1]):
+        return ""
+    return parts[1]
+
+
+# A title that opens on a guess ("may has memory leaky", "Might be a memory leak").
+_TITLE_GUESS = re.compile(r"^(?:it |this )?(?:may|might)(?! not\b)(?: be| have| has)?\b", _I)
 _HEDGE = re.compile(
     r"^(?:(?:I|we) (?:think|believe|guess|suspect|assume|hope|feel|wonder|expect|doubt"
     r"|am not sure|are not sure)\b|(?:maybe|perhaps|probably|possibly|hopefully|ideally"
@@ -3493,6 +3561,8 @@ def extract_with_rules(
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
+    if author_entity is not None and author_entity.type == "Customer":
+        extraction = one_report_per_problem(extraction, author_entity.name)
     extraction.entities = extraction.all_entities()
     if not facts and not closures and text.strip():
         extraction.unread = UNREAD_RULES

@@ -24,7 +24,8 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
         "cannot log|sign|login in|on", "cannot login|signin|logon", "can not log|sign in",
         "unable to log|sign|login in|on", "unable to login|signin",
         "not able to log|sign in", "fail to log|sign in", "fail to login|signin",
-        "log|sign in fail", "login|signin|log-in|sign-in fail|failure|error|issue|problem",
+        "log|sign in fail|failure|error|issue|problem",
+        "login|signin|log-in|sign-in fail|failure|error|issue|problem",
         "lock out of * account", "lock out", "cannot get into * account",
         "cannot access * account", "unable to access * account", "cannot get in",
         "do not let me log|sign in", "will not let me log|sign in",
@@ -47,13 +48,13 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
     # usage will gradually increase", "keeps maxing my CPU cores", "spikes of 100% CPU"), named
     # by the core words every phrasing shares (GUIDE §6).
     "Memory Usage": (
-        "high|higher|excessive|huge|large|big|massive|significant|hight memory|ram",
+        "high|higher|excessive|extreme|huge|large|big|massive|significant|hight memory|ram",
         "memory|ram usage|use|consumption|footprint * increase|grow|spike|explode|balloon|climb",
         "memory|ram leak", "leak memory|ram", "amount of memory|ram", "lot of memory|ram",
         "much memory|ram", "eat * memory|ram",
     ),
     "CPU Usage": (
-        "high|higher|excessive|huge|significant|100 cpu",
+        "high|higher|excessive|extreme|huge|significant|100 cpu",
         "cpu usage|use|consumption|consuption|utilisation|utilization|load * increase|grow"
         "|spike|100",
         "spike of * cpu", "spike to * cpu", "amount of cpu", "lot of cpu", "much cpu",
@@ -251,7 +252,7 @@ _PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|mult
 _RESOURCE = re.compile(
     r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
     r"|utilization|leak|leaky|spike|hog|load)\b"
-    r"|\b(?:high|hight|huge|excessive|large amount of|spike of \d+ ?%?)(?: \w+)?? "
+    r"|\b(?:high|hight|huge|excessive|extreme|large amount of|spike of \d+ ?%?)(?: \w+)?? "
     r"(?P<what2>cpu|memory|ram)\b"
     r"|\b(?:leak|leaky)\b")
 
@@ -280,10 +281,16 @@ class _Words:
         return max(0, self.joined.count(" ", 0, char))
 
 
+# A mark that ends a clause stays a word of its own, so that no phrase runs across it: "does
+# not solve the problem, autofill does not work" states "autofill does not work".
+_CLAUSE_MARK = r"[,;:!?()]|\.(?=\s|$)"
+_TOKEN_OR_MARK = re.compile(rf"{_TOKEN.pattern}|{_CLAUSE_MARK}")
+
+
 def _problem_words(text: str) -> _Words:
     words: list[str] = []
     spans: list[tuple[int, int]] = []
-    for found in _TOKEN.finditer(text.lower()):
+    for found in _TOKEN_OR_MARK.finditer(text.lower()):
         token = found.group(0)
         expanded = _NEGATIVE_CONTRACTIONS.get(token)
         parts = expanded.split(" ") if expanded else [

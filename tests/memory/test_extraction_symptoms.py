@@ -139,3 +139,25 @@ def test_an_app_that_does_not_load_a_device_that_will_not_link_and_a_store_that_
                                   "see the error page"])
 def test_words_that_name_no_area_state_no_problem(text: str) -> None:
     assert problem_name(text) is None
+
+
+@pytest.mark.parametrize(("text", "phrase"), [
+    # bw-11475-grauerpanther-bitwarden-2024-10-09: the problem's words start after the comma
+    ("Disabling the browser extension does not solve the problem, autofill does not work.",
+     "autofill does not work"),
+    ("I noticed MagicDNS stops working after there is IP change", "MagicDNS stops working"),
+])
+def test_a_problems_phrase_never_runs_across_a_clause_mark(text: str, phrase: str) -> None:
+    from memory.extraction.symptoms import find_problem
+
+    found = find_problem(text)
+    assert found is not None and found.phrase == phrase
+
+
+@pytest.mark.parametrize(("text", "issue"), [
+    ("Cursor consuming extreme CPU and causing battery draining", "High CPU Usage"),  # cur-1986
+    ("Windows-Cursor Sign In Error", "Login Failures"),  # cur-2923-zhongteng-2025-03-26
+    ("Sign-in error on the desktop app", "Login Failures"),
+])
+def test_extreme_use_and_a_sign_in_error_are_their_symptoms(text: str, issue: str) -> None:
+    assert problem_name(text) == issue

@@ -156,8 +156,13 @@ def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, i
     groups = [sorted(e.external_id for e in o.episodes.all())
               for o in Observation.objects.filter(graph=graph, status="active")]
     assert groups == [["t1", "t2", "t3"]]
-    said = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
-    assert said.sentence == "Duplicate of #12"  # the evidence is the line that says so
+    # what the words say is the thread's, citing the line; that Sam's message joins #12 is
+    # the thread's membership, which cites no words
+    said = Fact.objects.get(graph=graph, relation="DUPLICATE_OF")
+    assert (said.source.name, said.target.name, said.sentence) == (
+        "acme/app#30", "acme/app#12", "Duplicate of #12")
+    joined = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
+    assert joined.sentence == "sam wrote in acme/app#30, which points at acme/app#12."
 
 
 def test_one_problem_in_different_words_resolves_to_one_issue_of_the_brand() -> None:
@@ -224,3 +229,76 @@ def test_a_link_to_another_issue_of_the_tracker_points_at_its_thread() -> None:
     text = "installing this fixed image\nhttps://github.com/acme/app/issues/26#issuecomment-5"
     assert [t for t, _ in same_problem_threads(text, "acme/app#12")] == ["acme/app#26"]
     assert same_problem_threads("see https://github.com/other/lib/issues/3", "acme/app#12") == []
+
+
+def test_a_message_pointing_at_other_threads_joins_them_as_metadata_not_as_a_report() -> None:
+    # dfm-3677-Miksu82-2019-05-20: "discussed in several issues already (such as #2707, #1592)"
+    from memory.support import thread_membership, with_thread
+
+    text = "I know this has been discussed in several issues already (such as #2707, #1592)."
+    url = "https://github.com/docker/for-mac/issues/3677"
+
+    extraction = with_thread(Extraction(extractor="rules@1", entities=[], facts=[]),
+                             "Miksu82", url, text)
+
+    assert [(f.target, f.sentence) for f in extraction.facts] == [
+        ("docker/for-mac#3677", "Miksu82 wrote in docker/for-mac#3677."),
+        ("docker/for-mac#2707", "Miksu82 wrote in docker/for-mac#3677, which points at "
+                                "docker/for-mac#2707."),
+        ("docker/for-mac#1592", "Miksu82 wrote in docker/for-mac#3677, which points at "
+                                "docker/for-mac#1592.")]
+    assert all(thread_membership(f, "Miksu82", url) for f in extraction.facts)
+
+
+def test_what_staff_say_of_the_thread_is_read_as_the_threads() -> None:
+    # warp-6305-dannyneira-2026-04-09
+    from memory.support import thread_membership, with_thread
+
+    url = "https://github.com/warpdotdev/warp/issues/6305"
+    extraction = with_thread(Extraction(extractor="rules@1", entities=[], facts=[]),
+                             "dannyneira", url, "Duplicate of #1780")
+
+    read = [f for f in extraction.facts if not thread_membership(f, "dannyneira", url)]
+    assert [(f.source, f.relation, f.target, f.sentence) for f in read] == [
+        ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780", "Duplicate of #1780")]
+
+
+def test_a_report_citing_the_words_is_never_taken_for_membership() -> None:
+    from memory.support import thread_membership
+
+    fact = ExtractedFact("kim", "Customer", "REPORTED", "acme/app#12", "WorkItem",
+                         "I have the same issue as #12")
+    assert not thread_membership(fact, "kim", "https://github.com/acme/app/issues/30")
+
+
+def test_an_update_named_by_its_kind_alone_is_the_brands_and_a_named_event_is_shared() -> None:
+    # pm-7934-Blacksmiss-2020-01-24 "Issue came up after update.", cur-1986-SurgeODDR "Since
+    # yesterday's update.": two products' updates, not one event joining their problems
+    extraction = Extraction(extractor="rules@1", entities=[], facts=[
+        ExtractedFact("blank screen", "Issue", "PRECEDED_BY", "Update", "Event", "s"),
+        ExtractedFact("blank screen", "Issue", "PRECEDED_BY", "Windows Update", "Event", "s")])
+
+    scoped_facts = scope_to_brand(extraction, "Postman").facts
+
+    assert [f.target for f in scoped_facts] == ["Update (Postman)", "Windows Update"]
+
+
+@pytest.mark.django_db
+def test_staff_closing_a_thread_ends_its_reports(graph, ingest) -> None:
+    # ts-8314-kelivel-2023-10-13: "Closing this one for now due to inactivity."
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."),
+         "url": "https://github.com/acme/app/issues/12"},
+        {**ticket(2, "lee", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": "https://github.com/acme/app/issues/12#issuecomment-9"},
+    ])
+    run_pipeline(graph)
+
+    closed = Fact.objects.get(graph=graph, relation="HAS_STATUS", source__name="acme/app#12")
+    assert closed.target.name == "Closed"
+    assert closed.sentence == "Closing this one for now due to inactivity."
+    reports = Fact.objects.filter(graph=graph, relation="REPORTED", target__name="acme/app#12")
+    assert reports.exists() and all(f.invalid_at is not None for f in reports)

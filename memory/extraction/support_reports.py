@@ -1,0 +1,68 @@
+"""One report per problem in a customer's message.
+
+A customer says their problem more than once in a message — in its summary and again in the
+steps ("Autofill does not work with Chrome or Edge, which I also tried. … only using the
+Bitwarden programme under Windows does not solve the problem, autofill does not work.",
+Bitwarden), or as the story goes on ("After one update, it started to freeze. … Every time I
+changed it, it froze.", Cursor). Said in the same words (the same lemmas once negations are
+spelled out), it is one problem and one report: the first says it, a later restatement adds
+nothing. Two different symptoms ("Docker won't start", "Docker loads forever") stay two.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory.extraction import ExtractedFact, Extraction
+from memory.language.words import lemma
+
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*")
+_SPELLED = {"doesn't": "do not", "don't": "do not", "didn't": "do not", "can't": "cannot",
+            "cant": "cannot", "won't": "will not", "wont": "will not", "isn't": "be not",
+            "wasn't": "be not", "couldn't": "cannot", "doesnt": "do not", "dont": "do not",
+            "didnt": "do not"}
+# Words that say nothing of which problem it is.
+_IGNORED = frozenset({"the", "a", "an", "my", "it", "this", "that", "be", "do", "have", "get",
+                      "still", "just", "also", "again", "anymore", "even", "really", "to"})
+_TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def _words(name: str) -> frozenset[str]:
+    bare = name
+    while (found := _TRAILING_GROUP.search(bare)) is not None and bare[:found.start()].strip():
+        bare = bare[:found.start()]  # "(#2364)", "(Warp)": the name's ticket and brand
+    words: list[str] = []
+    for token in _TOKEN.findall(bare.lower()):
+        words += _SPELLED.get(token, token).split(" ")
+    return frozenset(lemma(w) for w in words) - _IGNORED
+
+
+def one_report_per_problem(extraction: Extraction, author: str) -> Extraction:
+    """The extraction with each later report of a problem the author already reported in the
+    same words left out, and what was said of it said of the first (see the module
+    docstring)."""
+    reported: list[tuple[str, frozenset[str]]] = []
+    same: dict[str, str] = {}
+    for fact in extraction.facts:
+        if fact.relation != "REPORTED" or fact.source != author or fact.target_type != "Issue":
+            continue
+        words = _words(fact.target)
+        first = next((name for name, seen in reported if words and (
+            words <= seen or seen <= words)), None)
+        if first is not None and first != fact.target:
+            same[fact.target] = first
+        elif first is None:
+            reported.append((fact.target, words))
+    if not same:
+        return extraction
+    facts: list[ExtractedFact] = []
+    for fact in extraction.facts:
+        if fact.relation == "REPORTED" and fact.target in same:
+            continue
+        moved = replace(fact, source=same.get(fact.source, fact.source),
+                        target=same.get(fact.target, fact.target))
+        if moved not in facts:
+            facts.append(moved)
+    return replace(extraction, facts=facts,
+                   entities=[e for e in extraction.entities if e.name not in same])
