@@ -446,6 +446,9 @@ class Commitment:
     """Everything after the verb, where "it" / "the PEP" may name the item discussed."""
     labelled: bool
     """The line is labelled an action item ("AI:", "Action:")."""
+    ongoing: bool = False
+    """Work under way said without its "is" ("@darcyclarke planning kick-off meeting"): the
+    person's only when it names work or the item above (``memory.extraction.responsibility``)."""
 
 
 _ACTION_LABEL = re.compile(
@@ -484,11 +487,20 @@ _NOT_WORK_VERBS = frozenset(
         "decline",
     }
 )
+NO_WORK_VERBS = frozenset({"attend", "join", "meet", "discuss", "present", "presenting"})
+"""Verbs after "will" / "to" that commit to no work: being at a meeting or talking about an item
+is no responsibility for it. On the dev split none of them ever carries a labelled commitment:
+"I plan to attend more of these meetings" (wasm-cg-main-2023-cg-07-18-s12), "ability to meet
+in person" (ethpm-allcoredevs-el-meetings-meeting-44-s11), "The SC met with the Developer in
+Residence to discuss GitHub issues migration" (pysc-2022-03-14), "we wanted to discuss,
+setting the merge nets split blocks" (ethpm-allcoredevs-el-meetings-meeting-143-s9), "Will need
+to discuss JS and Web embeddings" (wasm-cg-main-2017-cg-08-08-s13), "YI presenting
+[slides](…)" (wasm-cg-main-2021-cg-09-28-s12, -2024-cg-05-21-s10, -2022-cg-04-12-s12)."""
 _NOT_A_VERB = frozenset({"DT", "PRP", "PRP$", "IN", "CC", "RB", "CD", "MD", "WDT", "WP", "TO"})
 """After "will" or "to" a word is a verb by its place; these tags say it is none ("to the",
 "will not")."""
 _PARTICLE = re.compile(
-    r"^\s*(?:out|up|back|on|off|over|through|forward with|forward on|forward|ahead with|in)\b",
+    r"^\s*(?:out|up|back|on|off|over|through|forward with|forward on|forward|ahead with|into|in)\b",
     re.IGNORECASE,
 )
 _BY_DOING = re.compile(r"^\s*(?:by|on)\s+[a-z]+ing\b", re.IGNORECASE)
@@ -538,7 +550,7 @@ def find_commitment(text: str) -> Commitment | None:
     if found is None:
         return None
     verb = found["verb"].lower()
-    if verb in _NOT_WORK_VERBS or tag(verb) in _NOT_A_VERB:
+    if verb in _NOT_WORK_VERBS or verb in NO_WORK_VERBS or tag(verb) in _NOT_A_VERB:
         return None
     who = found["who"].strip(" ,:*_")
     if who and not re.fullmatch(r"[\w@.'’ &,+-]+", who):

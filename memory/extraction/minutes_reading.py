@@ -13,6 +13,7 @@ import re
 
 from memory.extraction import ExtractedEntity
 from memory.extraction.minutes import (
+    Commitment,
     agenda_topic,
     discussed_item,
     find_authored,
@@ -24,6 +25,7 @@ from memory.extraction.minutes import (
     standup_section,
 )
 from memory.extraction.readings import reading
+from memory.extraction.responsibility import find_responsibility, names_activity, served_work
 from memory.extraction.rules import (
     _BARE_CHANGES,
     _I,
@@ -132,6 +134,12 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
     if r.own is not None and not r.own_is_section:
         return
     commitment = find_commitment(text)
+    if commitment is None and (
+        commitment := find_responsibility(text) or find_responsibility(sentence)
+    ):  # the sentence: "The SC shared thoughts …, and will start on a doc" (text: the rest)
+        with r.readings.running("responsibility"):
+            _take_on(r, commitment, text, sentence, passage)
+        return
     authored = None
     if commitment is None:
         authored = find_authored(text)
@@ -145,6 +153,13 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
                 for person in people:
                     r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
         return
+    _take_on(r, commitment, text, sentence, passage)
+
+
+def _take_on(
+    r: _Reader, commitment: Commitment, text: str, sentence: str, passage: Passage
+) -> None:
+    """The people a commitment names are responsible for its work (``read_commitment``)."""
     clause = r._bare_clause(sentence)
     people = _committed(r, commitment.who, clause, labelled=commitment.labelled)
     if not people:
@@ -159,8 +174,21 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
         item = ExtractedEntity(references[0].name, "WorkItem")
     elif names_work(commitment.work) and not _REFERS_BACK.fullmatch(commitment.work):
         item = r.thing(commitment.work, clause)
+        if item is None and (served := served_work(commitment.work)) != commitment.work:
+            item = r.thing(served, clause)  # "helping coordinate a core sprint"
+    elif (activity := served_work(commitment.work)) != commitment.work and names_work(activity):
+        item = r.thing(activity, clause)  # "will help get the release out"
+    elif (commitment.labelled or _ACTION_ITEM.search(text)) and names_activity(activity):
+        item = ExtractedEntity(activity, "WorkItem")  # "AI(DS) figure out relicensing"
     if item is None and _REFERS_BACK.search(commitment.rest):
         item = r.last_thing or r.context  # "about it", "update the PEP"
+    if commitment.ongoing:
+        # work under way is the item's it sits under, else the work its object names; never
+        # an unnamed object ("EuroPython coming up")
+        named = item if item is not None and item.type == "WorkItem" else None
+        item = r.context or parent_item(passage) or named
+        if item is None:
+            return
     if item is None and not commitment.work:
         item = r.decided_item  # "London testnet fork blocks agreed, Tim to document"
     if item is None:
@@ -242,6 +270,20 @@ def agenda_item(r: _Reader, passage: Passage) -> ExtractedEntity | None:
     return ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
 
 
+def parent_item(passage: Passage) -> ExtractedEntity | None:
+    """The agenda item a list line sits under, by its words ("Update on [Package Vulnerability
+    Management & Reporting Collaboration Space](…)" → that space), never a category ("Notes")."""
+    if not passage.parents:
+        return None
+    topic = agenda_topic(mask(passage.parents[-1]).text)
+    if topic is None or _CATEGORY_HEADING.search(topic) or PLACEHOLDER.search(topic):
+        return None
+    phrase = _noun_phrase(topic)
+    return ExtractedEntity(_display(phrase), "WorkItem") if phrase else None
+
+
+_ACTION_ITEM = re.compile(r"\baction items?\b", _I)
+"""A line that says someone has an action item ("I have an action item to help …")."""
 _NAMES_WORK = re.compile(r"zzref\d+zz|[A-Z0-9]")
 """An item decided on by a name or an identifier ("PEP 655", "#386", "5 ECMA … specs")."""
 _DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")

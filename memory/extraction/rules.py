@@ -1483,6 +1483,8 @@ class _Reader:
             if action is not None and action["verb"] == "to" and self.context_is_own and (
                     not self.own_is_section):
                 action = None  # "Docker to start": an agenda's action item needs an agenda
+            if action is not None and not commits_to_work(action["verb"], words[action.end():]):
+                action = None  # "Joe will attend the board meeting": no work taken on
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
             if action is None and "done_by" not in RETIRED and (
                     done_by := _DONE_BY.match(words)) is not None and not (
@@ -3572,3 +3574,4 @@ def extract_with_rules(
 # The minutes hooks read with the reader above (a module of their own, imported last: it uses
 # this module's reader and helpers).
 from memory.extraction import minutes_reading  # noqa: E402
+from memory.extraction.responsibility import commits_to_work  # noqa: E402
