@@ -217,6 +217,11 @@ from typing import NamedTuple
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.readings import RETIRED, ReadingStack, reading
+from memory.extraction.support_products import (
+    names_product_inside,
+    product_in_use,
+    product_words,
+)
 from memory.extraction.support_reports import one_report_per_problem
 from memory.extraction.symptoms import (
     SYMPTOMS,
@@ -963,6 +968,10 @@ class _Reader:
         self.title_problem_unknown = False
         """...in words that state no known problem ("docker desktop wsl distro stopped"): the
         body's first statement of one says which (``_read_problem``)."""
+        self.product: frozenset[str] = frozenset()
+        """The words that name the product of the episode's tracker ("docker")."""
+        self.title_report: ExtractedEntity | None = None
+        """The issue the title reported (the body may say which product it affects)."""
         self.title_issue: ExtractedEntity | None = None
         """The issue the title reported, until the body says what it followed (see
         ``_read_problem``); None once it has its ``PRECEDED_BY``."""
@@ -1109,6 +1118,9 @@ class _Reader:
                 surface = candidate
         if surface is not None and surface.name[:1].isupper():
             self.fact(issue, AFFECTS, surface, clause)
+        else:  # "hight memory when warp was started"
+            self._tracker_product_affected(issue, words, clause)
+        self.title_report = issue
         self.title_reported = True
         self.title_problem_unknown = problem_name(words) is None
         self.title_issue = issue
@@ -1226,6 +1238,13 @@ class _Reader:
             return
         if self.title_reported and not self.title_problem_unknown and (
                 self.title_issue is None or not self.sentence.events):
+            if self.title_report is not None and (
+                    same := find_problem(self.masked.text)) is not None and (
+                    _same_problem(same.name, problem_name(_bare_title(self.title_report.name)))
+                    and not denied(self.masked.text, same.phrase)):
+                # "Warp uses a significant amount of memory" under "High Memory Usage"
+                self._tracker_product_affected(self.title_report, self.masked.text,
+                                               self._bare_clause(sentence))
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text)
@@ -1253,6 +1272,23 @@ class _Reader:
         if issue in self.sentence.issues:  # "After update, docker could not run."
             for event in self.sentence.events[:1]:
                 self._fact(issue, PRECEDED_BY, event, sentence, self.ordinal)
+        self._tracker_product_affected(issue, self.masked.text, self._bare_clause(sentence))
+
+    @reading("tracker_product")
+    def _tracker_product_affected(self, issue: ExtractedEntity, text: str,
+                                  clause: _Clause) -> None:
+        """``issue AFFECTS`` the product of the episode's tracker when the words say it was in
+        use ("i'm stuck in white screen when open postman", "… on startup with Postman"; see
+        ``memory.extraction.support_products``): a customer's words, once per issue."""
+        if not self.product or self.author is None or self.author.type != "Customer" or any(
+                r.relation == AFFECTS and r.source == issue for r in self.records):
+            return
+        named = product_in_use(text, self.product)
+        if named is None or names_product_inside(issue.name, self.product):
+            return
+        surface = self.surface(named, clause)
+        if surface is not None:
+            self.fact(issue, AFFECTS, surface, clause)
 
     def _reported_problem_followed(self, event: ExtractedEntity, sentence: str) -> None:
         """The problem the message reported last followed ``event``, unless it is known to
@@ -2303,6 +2339,17 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if elsewhere is None and _names_product(r, subject, surface):
         elsewhere = surface
     return r.reports(reporter, issue, elsewhere, c)
+
+
+def _same_problem(one: str, other: str | None) -> bool:
+    """Whether two canonical problem names are one problem, its degree aside ("Memory Usage",
+    "High Memory Usage")."""
+    return other is not None and (one.removeprefix("High ") == other.removeprefix("High "))
+
+
+def _bare_title(name: str) -> str:
+    """A title issue's words without its ``(#12)``."""
+    return re.sub(r"\s*\([^()]*\)\s*$", "", name)
 
 
 def _names_platform(phrase: str) -> bool:
@@ -3533,11 +3580,13 @@ def extract_with_rules(
     known_entities: Mapping[str, str] | None = None,
     author_type: str | None = None,
     thread: Thread | None = None,
+    product: frozenset[str] = frozenset(),
 ) -> Extraction:
     """Entities, facts and closures of one episode's text (see the module docstring).
     ``thread``: the tracker item the episode belongs to, from its address
     (``memory.language.threads.thread_of_address``): its own item when no title line names
-    one, and whether it is a pull request."""
+    one, and whether it is a pull request. ``product``: the words that name the product of the
+    tracker a customer's message was written in (``support_products.product_words``)."""
     known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
@@ -3559,6 +3608,7 @@ def extract_with_rules(
                      ontology=ontology or default_ontology(), known=known)
     reader.vendor_voice = bool(author_entity is not None and author_entity.type == "Customer"
                                and _VENDOR_WORDS.search(text) and _READER_ADVISED.search(text))
+    reader.product = product or (product_words(thread.item.key) if thread else frozenset())
     reader.read(document, thread)
     facts, closures = _settle(reader)
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,

@@ -14,11 +14,12 @@ from django.conf import settings
 from memory.extraction import Extraction
 from memory.extraction.rules import RULES_EXTRACTOR, extract_with_rules
 from memory.extraction.structured import STRUCTURED_EXTRACTOR, extract_supplied
+from memory.extraction.support_products import product_words
 from memory.language.threads import thread_of_address
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
-from memory.support import brand_of, scope_to_brand, with_thread
+from memory.support import brand_of, scope_to_brand, thread_of, with_thread
 
 logger = logging.getLogger(__name__)
 
@@ -173,6 +174,8 @@ def read_text(
         # the thread it belongs to, as its address names it: "/close", "Fixes #12" are about it
         # (a customer's message is their report in that thread: ``with_thread``)
         thread=None if customer else thread_of_address(episode.url),
+        # the product of the tracker a customer wrote in ("docker/for-mac#370": Docker)
+        product=product_words(thread_of(episode.url) or "") if customer else frozenset(),
     )
     extraction.model_failure = model_failure
     for entity in supplied.get("entities", []):

@@ -51,3 +51,15 @@ def test_read_text_must_be_a_boolean() -> None:
 
 def test_read_text_without_given_facts_changes_nothing_stored() -> None:
     assert episode(read_text=True).supplied is None
+
+
+def test_a_customers_message_in_a_tracker_names_the_trackers_product_it_was_using() -> None:
+    # pm-10800-dajneem23-2022-03-29: the address says which product's tracker it is
+    message = Episode(author="dajneem23", source="support:postmanlabs/postman-app-support",
+                      content="i'm stuck in white screen when open postman",
+                      url="https://github.com/postmanlabs/postman-app-support/issues/10800",
+                      reference_time=datetime(2022, 3, 29, tzinfo=UTC))
+
+    found = triples(message)
+
+    assert any(r == "AFFECTS" and t == "Postman" for _, r, t in found)
