@@ -759,8 +759,10 @@ def and_list(phrases: Sequence[str], limit: int | None = None) -> str:
 
 
 def reads_plural(name: str) -> bool:
-    """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun."""
-    last = name.split()[-1].lower() if name.split() else ""
+    """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun; a brand
+    in parentheses after it does not count ("MagicDNS Failures (tailscale/tailscale) affect")."""
+    words = re.sub(r"\s*\([^()]*\)\s*$", "", name).split()
+    last = words[-1].lower() if words else ""
     return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 

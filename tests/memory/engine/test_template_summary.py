@@ -451,6 +451,8 @@ def test_a_relation_without_words_of_its_own_reads_as_a_verb_agreeing_with_its_s
     [
         ("Timeout Errors", True), ("Bugs", True), ("Outage", False), ("Ads", False),
         ("Access", False), ("Status", False), ("Root Cause Analysis", False), ("", False),
+        ("MagicDNS Failures (tailscale/tailscale)", True), ("Start Failures (docker/for-*)", True),
+        ("Exit Node (tailscale/tailscale)", False),
     ],
 )
 def test_a_name_ending_in_a_plural_noun_reads_plural(name: str, plural: bool) -> None:
