@@ -242,6 +242,25 @@ def test_the_audit_block_shows_the_run_settings_and_generator(
     assert seeded.evidence_fingerprint in audit
 
 
+def test_each_update_of_the_page_links_to_where_it_was_written(
+    client: Client, graph, owner
+) -> None:
+    # A stalled support thread: "bitwarden/clients#9262 reported and open since 20 May 2024".
+    episode = EpisodeFactory(graph=graph, author="kensaiD2591",
+                             source="support:bitwarden/clients",
+                             url="https://github.com/bitwarden/clients/issues/9262",
+                             content="Login fails after the update #9262")
+    observation = ObservationFactory(
+        graph=graph, kind=Observation.Kind.STALLED,
+        name="bitwarden/clients#9262 reported and open since 20 May 2024")
+    observation.episodes.add(episode)
+
+    html = signed_in(client, owner).get(detail_url(observation)).content.decode()
+
+    assert ('<a href="https://github.com/bitwarden/clients/issues/9262" rel="noopener noreferrer '
+            'external">support:bitwarden/clients ↗</a>') in html
+
+
 # --- Escaping ----------------------------------------------------------------------------------
 
 EVIL = '<script>alert("x")</script>'
