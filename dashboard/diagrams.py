@@ -212,8 +212,11 @@ def episode_graph_diagram(
     signature_x = GRAPH_PAD + EPISODE_COLUMN + LINK_GAP + SIGNATURE_W / 2
 
     nodes = []
+    # Updates of several years carry their years ("Sun 20 Jul 2008" and "Mon 9 Dec 2019", not
+    # "Sun 20 Jul" and "Mon 9 Dec": a tracker's history spans a decade).
+    form = "%a %-d %b" if len({row.reference_time.year for row in shown}) == 1 else "%a %-d %b %Y"
     for i, row in enumerate(shown):
-        when = row.reference_time.strftime("%a %-d %b")
+        when = row.reference_time.strftime(form)
         nodes.append(Node(
             key=f"e{row.pk}", label=initials(row.author), x=episode_x, y=episode_y[i],
             kind="episode", sublabel=shorten(f"{row.author or 'Unknown'} · {when}", 24),

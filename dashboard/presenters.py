@@ -206,6 +206,19 @@ class ObservationCard:
         return max(len(self.held) - CARD_HELD, 0)
 
     @property
+    def queue_customers_text(self) -> str:
+        """The queue's customers; "in all" when they are more than the issue's reporters (its
+        tickets' reporters are counted too: "10 customers" beside the issue, then "11
+        customers in all", never two bare counts that disagree)."""
+        if self.queue is None:
+            return ""
+        text = self.queue.customers_text
+        if self.issue is not None and len(self.queue.customers) != self.issue.reporters:
+            count, _, plans = text.partition(", ")
+            text = f"{count} in all" + (f", {plans}" if plans else "")
+        return text
+
+    @property
     def generator(self) -> str:
         return generator_label(self.observation.generator)
 
@@ -273,6 +286,11 @@ class StallSummary:
     last_said: datetime | None = None
     """When an update last stated its state, where known (a quiet stall a pattern holds: long
     ago)."""
+
+    @property
+    def duration_text(self) -> str:
+        """ "5 weeks"; "over 5 years" (not "307 weeks")."""
+        return duration(self.weeks)
 
     @property
     def text(self) -> str:

@@ -219,7 +219,7 @@ def cluster_episodes(observation: Observation) -> list[Episode]:
     return list(
         observation.episodes.order_by("reference_time", "pk").only(
             "pk", "uuid", "author", "reference_time", "content", "type", "data", "source",
-            "external_id",
+            "external_id", "url",
         )[:CLUSTER_EPISODES_SHOWN]
     )
 

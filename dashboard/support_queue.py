@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import NamedTuple
 from uuid import UUID
+
+from django.utils import timezone
 
 from memory.graph_settings import ontology_for
 from memory.models import Fact, FactEvidence, Graph, Observation
@@ -86,6 +88,20 @@ class QueueSummary:
         if not self.tickets:
             return ""
         return f"{self.open_tickets} open, {self.solved_tickets} solved"
+
+    @property
+    def reports_text(self) -> str:
+        """ "first 2 Nov, latest 5 Nov" this year; "first 30 Aug 2022, latest 9 Jul 2026" when
+        the reports are of other years (a thread of 2022 is not "first 30 Aug")."""
+        if self.first_report is None or self.latest_report is None:
+            return ""
+        return report_span(self.first_report, self.latest_report, timezone.localdate())
+
+
+def report_span(first: datetime, latest: datetime, today: date) -> str:
+    """The first and latest report, their years given unless both are in ``today``'s."""
+    form = "%-d %b" if first.year == latest.year == today.year else "%-d %b %Y"
+    return f"first {first:{form}}, latest {latest:{form}}"
 
 
 def summarize(rows: Iterable[ReportRow], plans: dict[int, str], statuses: dict[int, str],

@@ -16,7 +16,7 @@ def observations_for_export(graph: Graph, status: str = "active") -> QuerySet[Ob
     if status != "all":
         observations = observations.filter(status=status)
     return observations.order_by("-window_end", "pk").prefetch_related(
-        Prefetch("episodes", queryset=Episode.objects.only("pk", "uuid", "external_id")),
+        Prefetch("episodes", queryset=Episode.objects.only("pk", "uuid", "external_id", "url")),
         Prefetch("entities"),
         Prefetch(
             "claims",
@@ -88,6 +88,12 @@ def stall_fields(stall: dict[str, Any], names: dict[str, str]) -> dict[str, Any]
     }
 
 
+def links(observation: Observation) -> list[str]:
+    """The addresses of its evidence in the tools it came from (a bug, an issue, a ticket), once
+    each: what a reader of the export opens (from the prefetched episodes: no query)."""
+    return sorted({e.url for e in observation.episodes.all() if e.url})
+
+
 def observation_as_dict(observation: Observation) -> dict[str, Any]:
     return {
         "uuid": str(observation.uuid),
@@ -101,6 +107,7 @@ def observation_as_dict(observation: Observation) -> dict[str, Any]:
         "summary": observation.summary,
         "generator": observation.generator,
         "episodes": sorted(e.label for e in observation.episodes.all()),
+        "links": links(observation),
         "entities": sorted(e.name for e in observation.entities.all()),
         "root_blockers": root_blockers(observation),
         "stalled": stalled_item(observation),

@@ -354,7 +354,8 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                                          details.episodes)
             if cluster.anchor is not None else
             with_held_stalls(analyse_cluster(cluster, details.facts, details.entities,
-                                             details.episodes, context), held.get(cluster.key))
+                                             details.episodes, context, as_of=as_of),
+                             held.get(cluster.key))
             for cluster in changed
         }
 

@@ -364,6 +364,9 @@ class Structure:
     held_stalls: tuple[Any, ...] = ()
     """For a pattern: the quiet stalls it holds (``memory.engine.stalled.held_by_patterns``),
     oldest first."""
+    as_of: datetime | None = None
+    """When it was analysed (the run's moment): its summary's days carry their year when the
+    evidence ended in another year."""
 
     @property
     def top_blocker(self) -> RootBlocker | None:
@@ -405,10 +408,11 @@ def analyse_cluster(
     entities: Mapping[int, EntityInfo],
     episodes: Mapping[int, EpisodeInfo],
     context: GraphContext | None = None,
+    as_of: datetime | None = None,
 ) -> Structure:
     """``context``: the graph around the cluster (``memory.engine.context``), for what is done,
     how far an item's dependents reach and which reports their customers ended; without it the
-    cluster's own facts are all there is."""
+    cluster's own facts are all there is. ``as_of``: the run's moment (``Structure.as_of``)."""
     cluster_facts = [facts[fact_id] for fact_id in cluster.fact_ids]
     inside = set(cluster.episode_ids)
     entity_ids = _ids(e for f in cluster_facts for e in (f.source_id, f.target_id))
@@ -436,6 +440,7 @@ def analyse_cluster(
         dependency=dependency,
         recurring=recurring,
         trackers=trackers,
+        as_of=as_of,
     )
 
 

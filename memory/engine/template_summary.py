@@ -400,8 +400,17 @@ class _Writer:
         assert analysis is not None
         top = analysis.issues[0]
         claims: list[ClaimDraft | None] = []
-        for issue in analysis.issues[:3]:
-            claims.extend(self.issue_claims(issue))
+        shown = analysis.issues[:3]
+        # "A recurring pattern worth investigating" is said once: by the claims of an event
+        # before the issues when there is one, else by the first issue's reports (not after
+        # every issue's reports: "…reported #1780, a recurring pattern worth investigating.
+        # …reported #6305, a recurring pattern worth investigating.").
+        co_occurs = any(p.recurring for issue in shown for p in issue.preceded_by) or any(
+            sum(1 for i in analysis.issues if any(p.event_id == event.event_id
+                                                  for p in i.preceded_by)) >= 2
+            for event in analysis.recurring_events)
+        for index, issue in enumerate(shown):
+            claims.extend(self.issue_claims(issue, worth_saying=index == 0 and not co_occurs))
         for event in analysis.recurring_events:
             issues = [i for i in analysis.issues if any(
                 p.event_id == event.event_id for p in i.preceded_by)]
@@ -433,7 +442,10 @@ class _Writer:
             ("person", "people") if types == {PERSON} else ("reporter", "reporters"))
         return count(len(reporters), *noun)
 
-    def issue_claims(self, issue: IssuePattern) -> list[ClaimDraft | None]:
+    def issue_claims(self, issue: IssuePattern, worth_saying: bool = True
+                     ) -> list[ClaimDraft | None]:
+        """``worth_saying``: its reports' claim may call them a recurring pattern worth
+        investigating (the summary says it once)."""
         claims: list[ClaimDraft | None] = []
         subject = self.ref(issue.issue_id)
         recurring_events = [p for p in issue.preceded_by if p.recurring]
@@ -443,7 +455,7 @@ class _Writer:
                  for r in issue.reports]
             )
             text = f"{reporters} reported {subject}"
-            if len(issue.reports) >= 2 and not recurring_events:
+            if len(issue.reports) >= 2 and not recurring_events and worth_saying:
                 text += ", a recurring pattern worth investigating"
             claims.append(self.claim(text, [f for r in issue.reports for f in r.fact_ids]))
         resolved = issue.resolved_reports
@@ -539,11 +551,15 @@ class _Writer:
         return and_list(phrases, limit=LIST_LIMIT)
 
     def day(self, moment: datetime) -> str:
-        """ "16 Nov"; with the year when the evidence spans years or the day is in another year
-        than the latest evidence (an old tracker's "since 9 Dec 2019")."""
+        """ "16 Nov"; with the year when the evidence spans years, or ends in another year than
+        the one the summary is written in (``Structure.as_of``: a pattern of last January reads
+        "31 Jan 2025" in December 2026, not "31 Jan"), or the day is in another year than the
+        latest evidence (an old tracker's "since 9 Dec 2019")."""
         start, end = self.structure.window_start, self.structure.window_end
-        return day(moment, end if start.year == end.year else None, always_year=start.year
-                   != end.year)
+        written = self.structure.as_of or (
+            self.structure.stalled.as_of if self.structure.stalled is not None else None)
+        other_year = written is not None and written.year != end.year
+        return day(moment, end, always_year=start.year != end.year or other_year)
 
     # -- stalled items -------------------------------------------------------------------
 
@@ -743,8 +759,10 @@ def and_list(phrases: Sequence[str], limit: int | None = None) -> str:
 
 
 def reads_plural(name: str) -> bool:
-    """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun."""
-    last = name.split()[-1].lower() if name.split() else ""
+    """ "Timeout Errors affect", "the Outage affects": a name ending in a plural noun; a brand
+    in parentheses after it does not count ("MagicDNS Failures (tailscale/tailscale) affect")."""
+    words = re.sub(r"\s*\([^()]*\)\s*$", "", name).split()
+    last = words[-1].lower() if words else ""
     return len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is"))
 
 

@@ -74,6 +74,23 @@ def test_the_episode_graph_joins_episodes_to_the_signatures_they_share() -> None
     assert ys == sorted(ys)  # in time order, top to bottom
 
 
+def test_the_episode_graph_dates_updates_of_several_years_with_their_years() -> None:
+    # Bug 446261: opened on 20 Jul 2008, said to block Bug 1102808 on 9 Dec 2019.
+    episodes = [Episode(pk=1, author="Mladen Mihajlovic", content="Bug 446261: Clear Private Data",
+                        reference_time=datetime(2008, 7, 20, 8, 12, tzinfo=UTC)),
+                Episode(pk=2, author="Johann Hofmann", content="Bug 446261 blocks Bug 1102808",
+                        reference_time=datetime(2019, 12, 9, 10, tzinfo=UTC))]
+    links = [{"signature": {"source": None, "relation": "REPORTED", "target": 4},
+              "episodes": [1, 2]}]
+
+    diagram = episode_graph_diagram(episodes, links, ["… reported Bug 446261"])
+
+    assert diagram is not None
+    titles = [n.title for n in diagram.nodes if n.kind == "episode"]
+    assert titles[0].startswith("Mladen Mihajlovic, Sun 20 Jul 2008:")
+    assert titles[1].startswith("Johann Hofmann, Mon 9 Dec 2019:")
+
+
 def test_labels_are_shortened_and_initials_taken() -> None:
     assert shorten("Partner Webhooks Integration Programme", 20) == "Partner Webhooks In…"
     assert initials("") == "?" and initials("dana") == "D"

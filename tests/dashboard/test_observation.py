@@ -242,6 +242,25 @@ def test_the_audit_block_shows_the_run_settings_and_generator(
     assert seeded.evidence_fingerprint in audit
 
 
+def test_each_update_of_the_page_links_to_where_it_was_written(
+    client: Client, graph, owner
+) -> None:
+    # A stalled support thread: "bitwarden/clients#9262 reported and open since 20 May 2024".
+    episode = EpisodeFactory(graph=graph, author="kensaiD2591",
+                             source="support:bitwarden/clients",
+                             url="https://github.com/bitwarden/clients/issues/9262",
+                             content="Login fails after the update #9262")
+    observation = ObservationFactory(
+        graph=graph, kind=Observation.Kind.STALLED,
+        name="bitwarden/clients#9262 reported and open since 20 May 2024")
+    observation.episodes.add(episode)
+
+    html = signed_in(client, owner).get(detail_url(observation)).content.decode()
+
+    assert ('<a href="https://github.com/bitwarden/clients/issues/9262" rel="noopener noreferrer '
+            'external">support:bitwarden/clients ↗</a>') in html
+
+
 # --- Escaping ----------------------------------------------------------------------------------
 
 EVIL = '<script>alert("x")</script>'
@@ -400,11 +419,35 @@ def test_a_recurring_issue_lists_its_reporters_what_it_affects_and_what_came_bef
     html = signed_in(client, owner).get(detail_url(observation)).content.decode()
 
     assert "Recurring issue: Timeout Errors" in html
-    assert 'Acme Corp <span class="muted small">first 9 Nov</span>' in html
+    assert 'Acme Corp <span class="muted small">first 9 Nov 2026</span>' in html
     assert "<li>CSV Export</li>" in html
     assert "Nightly Backfill" in html and "2 episodes · recurring" in html
     assert "not a cause" in html
     assert '<svg class="chain"' not in html
+
+
+def test_a_reporter_of_years_ago_is_listed_with_the_year_of_their_first_report(
+    client: Client, graph, owner
+) -> None:
+    # warpdotdev/warp's Login Failures: first reported in August 2022, last in July 2026.
+    structure = {
+        "kind": "recurring_issue", "links": [], "dependency": None,
+        "recurring": {"issues": [{
+            "issue": 1, "episodes": [], "affected": [], "preceded_by": [],
+            "reports": [{"reporter": 2, "facts": [], "episodes": [],
+                         "first_reported": "2022-08-30T10:00:00+00:00"},
+                        {"reporter": 3, "facts": [], "episodes": [],
+                         "first_reported": "2026-07-09T10:00:00+00:00"}],
+        }], "recurring_events": []},
+        "names": {"1": "Login Failures", "2": "hhinma", "3": "Sicken-jarvis"},
+    }
+    observation = ObservationFactory(graph=graph, kind=Observation.Kind.RECURRING_ISSUE,
+                                     structure=structure)
+
+    html = signed_in(client, owner).get(detail_url(observation)).content.decode()
+
+    assert 'hhinma <span class="muted small">first 30 Aug 2022</span>' in html
+    assert 'Sicken-jarvis <span class="muted small">first 9 Jul 2026</span>' in html
 
 
 def test_the_history_draws_the_lifecycle_of_the_lineage(

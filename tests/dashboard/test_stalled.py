@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -190,6 +191,28 @@ def test_the_weekly_review_lists_a_held_stall_with_its_pattern_longest_first(
     assert [(r.stall.item.name, r.stall.weeks, r.observation, r.held) for r in rows] == [
         ("Search Rewrite", 5, holding, True), ("Audit Report", 4, stalled, False)]
     assert "held here, last said 28 Sep 2026" in response.content.decode()
+
+
+def test_the_weekly_review_says_an_old_stall_lasted_years_not_hundreds_of_weeks(
+    client: Client, graph: Graph, owner,  # type: ignore[no-untyped-def]
+) -> None:
+    # docker/for-mac#5231, reported on 11 Jan 2021 and open since: "over 5 years".
+    reported = datetime(2021, 1, 11, 9, tzinfo=UTC)
+    ObservationFactory(
+        graph=graph, kind=Observation.Kind.STALLED,
+        name="docker/for-mac#5231 reported and open since 11 Jan 2021",
+        summary="docker/for-mac#5231 has been reported and open since 11 Jan 2021.",
+        structure=stalled_structure(since=reported, as_of=FOUND,
+                                    names={1: "docker/for-mac#5231", 2: "In Review"}),
+        window_start=reported, window_end=reported, created_at=FOUND, reach_people=0,
+        reach_work_items=0,
+    )
+
+    html = signed_in(client, owner).get(reverse("weekly", args=[graph.slug, WEEK])
+                                        ).content.decode()
+
+    assert "<td>over 5 years</td>" in html
+    assert not re.search(r"<td>\d{3} weeks</td>", html)
 
 
 def test_the_weekly_markdown_and_csv_say_a_held_stall_is_held_by_its_pattern(

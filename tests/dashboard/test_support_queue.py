@@ -3,14 +3,22 @@ and first and latest report, on its card and its page (issue #14)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from uuid import uuid4
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from dashboard.support_queue import ReportRow, queue_summaries, summarize
+from dashboard.presenters import EntityRef, IssueSummary, ObservationCard
+from dashboard.support_queue import (
+    CustomerLine,
+    QueueSummary,
+    ReportRow,
+    queue_summaries,
+    report_span,
+    summarize,
+)
 from memory.models import Graph, Observation
 from memory.pipeline import run_pipeline
 from tests.dashboard.conftest import signed_in
@@ -47,6 +55,33 @@ def test_customers_without_a_known_plan_are_counted_without_one() -> None:
     assert summary.tickets == [] and summary.tickets_text == ""
 
 
+def test_reports_of_this_year_read_by_day_and_month() -> None:
+    assert report_span(datetime(2026, 11, 2, tzinfo=UTC), datetime(2026, 11, 5, tzinfo=UTC),
+                       today=date(2026, 12, 5)) == "first 2 Nov, latest 5 Nov"
+
+
+def test_reports_of_other_years_carry_their_years() -> None:
+    # warpdotdev/warp's Login Failures: reported from August 2022 to July 2026, read in
+    # December 2026; and tailscale's Ping Failures, all in 2025.
+    assert report_span(datetime(2022, 8, 30, tzinfo=UTC), datetime(2026, 7, 9, tzinfo=UTC),
+                       today=date(2026, 12, 5)) == "first 30 Aug 2022, latest 9 Jul 2026"
+    assert report_span(datetime(2025, 1, 31, tzinfo=UTC), datetime(2025, 4, 20, tzinfo=UTC),
+                       today=date(2026, 12, 5)) == "first 31 Jan 2025, latest 20 Apr 2025"
+
+
+def customers(n: int) -> list[CustomerLine]:
+    return [CustomerLine(f"Customer {i}", uuid4()) for i in range(n)]
+
+
+def test_the_queue_counts_its_customers_in_all_when_they_are_more_than_the_issues() -> None:
+    issue = IssueSummary(EntityRef("High Memory Usage", None), reporters=10,
+                         recurring_events=[], reporter_types=frozenset({"Customer"}))
+    more = ObservationCard(Observation(), "", None, issue, QueueSummary(customers(11)))
+    same = ObservationCard(Observation(), "", None, issue, QueueSummary(customers(10)))
+    assert more.queue_customers_text == "11 customers in all"
+    assert same.queue_customers_text == "10 customers"
+
+
 @pytest.fixture
 def queue_graph(graph: Graph, django_capture_on_commit_callbacks) -> Graph:  # type: ignore[no-untyped-def]
     from memory.importers.runs import import_export
@@ -66,7 +101,7 @@ def test_the_card_says_who_is_affected_on_which_plan_and_how_many_tickets_are_op
     html = response.content.decode()
     assert "2 customers, 1 on Enterprise, 1 on Pro" in html
     assert "2 tickets: 1 open, 1 solved" in html
-    assert "first 2 Nov, latest 5 Nov" in html
+    assert "first 2 Nov" in html and "latest 5 Nov" in html
     # Its reporters are customers: "2 customers" beside the issue, not "2 reporters" (#13).
     assert '<span class="reach">2 customers</span>' in html
 

@@ -223,6 +223,39 @@ def test_a_recurring_issue_never_asserts_a_cause(story: Callable[[], Story]) -> 
         assert phrase not in words, phrase
 
 
+def two_issues_reported_together() -> Story:
+    """Two customers reporting the same two problems, nothing before either (a support
+    thread's problem and its ticket)."""
+    story = Story().declare("Customer", "Acme", "Globex")
+    story.declare("Issue", "Login Failures", "Sync Errors")
+    story.episode("Support", ("Acme", "REPORTED", "Login Failures"),
+                  ("Acme", "REPORTED", "Sync Errors"), day=0)
+    story.episode("Support", ("Globex", "REPORTED", "Login Failures"),
+                  ("Globex", "REPORTED", "Sync Errors"), day=1)
+    return story
+
+
+def test_a_recurring_pattern_is_called_worth_investigating_once_not_after_every_issue() -> None:
+    summary = summary_of(two_issues_reported_together())
+    assert summary.summary.count("worth investigating") == 1
+    assert summary.claims[0].text.endswith("a recurring pattern worth investigating.")
+
+
+def test_a_pattern_of_a_past_year_gives_its_days_their_year() -> None:
+    story = login_timeouts()
+    (cluster,) = cluster_episodes(story.rows, LINKING, story.authors).clusters
+    next_year = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                as_of=MONDAY + timedelta(days=330))
+    same_year = analyse_cluster(cluster, story.facts, story.entities, story.episodes,
+                                as_of=MONDAY + timedelta(days=30))
+    assert summarize_with_template(next_year, story.facts, story.entities, story.episodes
+                                   ).claims[0].text == (
+        "Acme (2 Mar 2026), Globex (3 Mar 2026) and Initech (5 Mar 2026) reported the Login "
+        "Timeout.")
+    assert summarize_with_template(same_year, story.facts, story.entities, story.episodes
+                                   ).claims[0].text.startswith("Acme (2 Mar), Globex (3 Mar)")
+
+
 # -- shared context ---------------------------------------------------------------------------
 
 
@@ -418,6 +451,8 @@ def test_a_relation_without_words_of_its_own_reads_as_a_verb_agreeing_with_its_s
     [
         ("Timeout Errors", True), ("Bugs", True), ("Outage", False), ("Ads", False),
         ("Access", False), ("Status", False), ("Root Cause Analysis", False), ("", False),
+        ("MagicDNS Failures (tailscale/tailscale)", True), ("Start Failures (docker/for-*)", True),
+        ("Exit Node (tailscale/tailscale)", False),
     ],
 )
 def test_a_name_ending_in_a_plural_noun_reads_plural(name: str, plural: bool) -> None:

@@ -149,6 +149,18 @@ def test_the_bugzilla_export_carries_the_held_stalls_as_machine_fields(
     assert held["weeks"] >= 958 and len(held["episodes"]) == 1
 
 
+def test_the_bugzilla_export_links_each_pattern_to_its_bugs_once(
+    graph: Graph, bugzilla_board: dict[str, str],
+) -> None:
+    chain = Observation.objects.get(graph=graph, status=Observation.Status.ACTIVE,
+                                     name__startswith="Bug 446261")
+
+    exported = observation_as_dict(chain)
+
+    assert exported["links"] == ["https://bugzilla.mozilla.org/show_bug.cgi?id=446261"]
+    assert len(exported["episodes"]) == 3
+
+
 def test_no_observation_of_the_bugzilla_sample_is_one_bugs_own_history(
     graph: Graph, bugzilla_board: dict[str, str],
 ) -> None:
