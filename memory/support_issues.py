@@ -108,6 +108,7 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
     # An issue's words: its reports', and its name's (the area that fails).
     profiles = {issue: words + Counter(name_words(issue, brand) if named else ())
                 for issue, words in profiles.items()}
+    profiles = {issue: words for issue, words in profiles.items() if words}
     if not mine or not profiles:
         return None
     used_by = Counter(word for words in profiles.values() for word in set(words))

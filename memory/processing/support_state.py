@@ -91,7 +91,7 @@ class SupportProblems:
         if issue is None:
             if brand:
                 for thread in threads:
-                    if not self.thread_problems(thread):
+                    if words and not self.thread_problems(thread):
                         self.open_threads(brand)[thread].update(words)
             return
         for thread in threads:

@@ -60,6 +60,14 @@ def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
     assert closest_issue("The fan noise is back", profiles, "acme") is None
 
 
+def test_a_candidate_with_no_words_yet_is_no_candidate() -> None:
+    threads = {"acme/app#3": Counter(), "acme/app#9": Counter(["certificate", "server"])}
+    match = closest_issue("The server certificate is rejected.", threads, "acme", named=False)
+    assert match is not None and match.issue == "acme/app#9"
+    assert closest_issue("The server certificate is rejected.", {"acme/app#3": Counter()},
+                         "acme", named=False) is None
+
+
 def test_the_issues_own_name_says_what_its_reports_agree_fails() -> None:
     profiles = {"MagicDNS Failures (acme)": Counter(["exit", "node"]),
                 "Internet Failures (acme)": Counter(["exit", "node"])}
@@ -306,6 +314,20 @@ def test_an_earlier_imports_threads_and_their_carried_problems_are_read_from_the
     run_pipeline(graph)
 
     assert groups_of(graph) == [["t1", "t4"], ["t2", "t3", "t5"]]
+
+
+@pytest.mark.django_db
+def test_a_report_after_a_thread_of_no_words_is_read_as_ever(graph, ingest) -> None:
+    from memory.models import Episode
+
+    ingest(graph, [
+        ticket(1, "kim", "Same problem here still present....", thread=3),
+        ticket(2, "sam", "# Certificate errors with a self-signed server certificate #9",
+               thread=9),
+    ])
+
+    assert set(Episode.objects.filter(graph=graph).values_list("status", flat=True)) == {
+        "processed"}
 
 
 @pytest.mark.django_db
