@@ -2,7 +2,7 @@
 message reports. Pure functions of extractions and words, no ORM
 (``memory.processing.support_state`` keeps what a graph already knows).
 
-Three rules, in the order a support lead reads a queue:
+Four rules, in the order a support lead reads a queue:
 
 * **One main problem per message.** A customer's message reports one problem: the first its
   words state in a known way (the title of a thread, or its first problem statement). Other
@@ -17,7 +17,12 @@ Three rules, in the order a support lead reads a queue:
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
   brand's issues use it), when it shares at least ``MIN_SHARED`` of them: its report of that
   issue cites the sentence that shares the most, and the words that joined it are said
-  (``Match.words``). Never across brands: the candidates are the brand's issues only.
+  (``Match.words``). Never across brands: the candidates are the brand's issues only. Its
+  thread carries that issue: the thread's later "same here" reports it too.
+* **A report finds the threads before it.** A message that reports a problem joins the brand's
+  earlier thread whose problem no rule read (its messages came before the problem's first
+  report, or said it in no known words) and whose words it shares most, by the same measure
+  (``joins_thread``, citing its sentence that shares the most).
 """
 
 from __future__ import annotations
