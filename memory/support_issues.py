@@ -2,7 +2,7 @@
 message reports. Pure functions of extractions and words, no ORM
 (``memory.processing.support_state`` keeps what a graph already knows).
 
-Three rules, in the order a support lead reads a queue:
+Four rules, in the order a support lead reads a queue:
 
 * **One main problem per message.** A customer's message reports one problem: the first its
   words state in a known way (the title of a thread, or its first problem statement). Other
@@ -17,7 +17,12 @@ Three rules, in the order a support lead reads a queue:
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
   brand's issues use it), when it shares at least ``MIN_SHARED`` of them: its report of that
   issue cites the sentence that shares the most, and the words that joined it are said
-  (``Match.words``). Never across brands: the candidates are the brand's issues only.
+  (``Match.words``). Never across brands: the candidates are the brand's issues only. Its
+  thread carries that issue: the thread's later "same here" reports it too.
+* **A report finds the threads before it.** A message that reports a problem joins the brand's
+  earlier thread whose problem no rule read (its messages came before the problem's first
+  report, or said it in no known words) and whose words it shares most, by the same measure
+  (``joins_thread``, citing its sentence that shares the most).
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ times day days week weeks month months today yesterday now problem solution work
 windows mac macos linux ubuntu os pc laptop machine computer app application
 i'm i've i'd i'll you're you've you'd we're we've it's that's there's don't doesn't didn't can't
 won't isn't wasn't aren't let's also able unable maybe perhaps actually probably anyway
+say said tell told ask asked
 """
 _STOP = frozenset(_STOP_WORDS.split())
 # What is not prose: an address, a path, a mention, code. Its words are nobody's problem.
@@ -98,14 +104,16 @@ def brand_words(brand: str | None) -> frozenset[str]:
 
 
 def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
-                  brand: str | None = None) -> Match | None:
+                  brand: str | None = None, *, named: bool = True) -> Match | None:
     """The issue among ``profiles`` (issue name → the words of its reports, counted by message)
     that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
-    weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none)."""
+    weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none). With
+    ``named=False`` the candidates' names say nothing (threads: ``acme/app#12``)."""
     mine = set(content_words(text, brand_words(brand)))
     # An issue's words: its reports', and its name's (the area that fails).
-    profiles = {issue: words + Counter(name_words(issue, brand))
+    profiles = {issue: words + Counter(name_words(issue, brand) if named else ())
                 for issue, words in profiles.items()}
+    profiles = {issue: words for issue, words in profiles.items() if words}
     if not mine or not profiles:
         return None
     used_by = Counter(word for words in profiles.values() for word in set(words))
@@ -118,13 +126,14 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
     scored = []
     for issue, words in profiles.items():
         shared = sorted(mine & set(words), key=lambda w: (-weight(w), w))
-        named = name_words(issue, brand)
+        named_by = name_words(issue, brand) if named else frozenset()
         # the area the issue is named by counts twice: it is what the reports agree fails
-        score = sum(weight(w) * (2 if w in named else 1) for w in shared)
+        score = sum(weight(w) * (2 if w in named_by else 1) for w in shared)
         # ranked by how typical of the issue's reports the shared words are, so that an issue
         # with many reports (and so many words) does not win on its size alone
         reports = max(words.values())
-        typical = sum(weight(w) * (2 if w in named else 1) * words[w] / reports for w in shared)
+        typical = sum(weight(w) * (2 if w in named_by else 1) * words[w] / reports
+                      for w in shared)
         scored.append((typical, score, issue, tuple(shared)))
     scored.sort(key=lambda s: (-s[0], s[2]))
     best_typical, best_score, best, shared = scored[0]
@@ -232,12 +241,18 @@ def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Ext
 
 def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
     """The extraction with the author's report of the issue its words matched, citing the
-    sentence that shares the most words, in place of their report of the thread."""
+    sentence that shares the most words, beside their report of the thread."""
     assert extraction.author is not None
     fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
                          match.issue, "Issue", match.sentence)
-    # Its words, not its thread, place it: the thread's problem is unknown, and the message's
-    # match is a guess about the message alone (a wrong one must not join two problems).
-    facts = [f for f in extraction.facts
-             if not (f.relation == "REPORTED" and f.target_type == "WorkItem")]
-    return replace(extraction, facts=[*facts, fact])
+    return replace(extraction, facts=[*extraction.facts, fact])
+
+
+def joins_thread(extraction: Extraction, match: Match) -> Extraction:
+    """The extraction with the author's report of the thread its words matched (``match.issue``
+    names the thread), citing the sentence that shares the most words: the thread's earlier
+    messages, whose problem no rule read, are of the problem this message reports."""
+    assert extraction.author is not None
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
+                         match.issue, "WorkItem", match.sentence)
+    return replace(extraction, facts=[*extraction.facts, fact])

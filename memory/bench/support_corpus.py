@@ -48,6 +48,7 @@ through that brand's messages in it, with the group's majority taken over the wh
 from __future__ import annotations
 
 import json
+import random
 import secrets
 import time
 from collections import Counter, defaultdict
@@ -288,6 +289,52 @@ def compare_in_whole_queue(records: Sequence[dict[str, Any]], whole: Sequence[Me
     } for brand in [None, *brands(split)]]
     return {"messages": len(whole), "scored": len(split), "ours": info,
             "baseline": {"groups": len(baseline)}, "rows": rows}
+
+
+def small_queue(records: Sequence[dict[str, Any]], size: int, *, seed: int,
+                one_a_thread: bool = False) -> list[int]:
+    """The positions (in time order) of ``size`` records drawn at random (``seed``): a small
+    queue, as a split standing alone is one. With ``one_a_thread``, one record a thread
+    (``url``) first, others only to fill ``size`` — as the test split stands alone, its
+    messages' threads mostly in dev."""
+    rng = random.Random(seed)
+    order = list(range(len(records)))
+    rng.shuffle(order)
+    if one_a_thread:
+        seen: set[str | None] = set()
+        first, rest = [], []
+        for i in order:
+            thread = records[i].get("url")
+            (rest if thread in seen and thread is not None else first).append(i)
+            seen.add(thread)
+        order = first + rest
+    return sorted(order[:size])
+
+
+def compare_small_queues(directory: Path, *, split: str = "dev", batch: str = "original",
+                         size: int = 53, seeds: Iterable[int] = range(1, 7),
+                         one_a_thread: bool = False) -> dict[str, Any]:
+    """Both groupings of small queues of ``split`` (``small_queue``), each scored alone: the
+    mean purity and recall of each method over the seeds. For work on the product, on dev:
+    how it does where a message's thread is rarely in the queue."""
+    records, messages = load_support_corpus(directory, split=split, batch=batch)
+    runs = []
+    for seed in seeds:
+        chosen = small_queue(records, size, seed=seed, one_a_thread=one_a_thread)
+        queue = [messages[i] for i in chosen]
+        ours, _ = product_groups([records[i] for i in chosen])
+        runs.append((score_grouping(queue, ours),
+                     score_grouping(queue, tfidf_kmeans_groups(queue))))
+    return {"split": split, "batch": batch, "size": size, "queues": len(runs),
+            "one_a_thread": one_a_thread,
+            "ours": {"purity": _mean([o.purity for o, _ in runs]),
+                     "recall": _mean([o.recall for o, _ in runs])},
+            "baseline": {"purity": _mean([b.purity for _, b in runs]),
+                         "recall": _mean([b.recall for _, b in runs])}}
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 def comparison_rows(result: Mapping[str, Any]) -> list[list[str]]:

@@ -1,8 +1,9 @@
 """What a graph already knows of its support problems, for settling a customer's message to its
 one problem (``memory.support_issues``): each brand's issues and the words of the messages that
-reported them, and each thread's problem. Read from the stored facts once per batch (a query per
-brand and per thread the batch touches), then kept up to date as the batch's episodes are
-applied, so a batch reads as its episodes one at a time would."""
+reported them, each thread's problem, and each brand's threads whose problem is still unknown
+with their messages' words. Read from the stored facts once per batch (a query per brand and per
+thread the batch touches), then kept up to date as the batch's episodes are applied, so a batch
+reads as its episodes one at a time would."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from memory.support_issues import (
     closest_issue,
     content_words,
     joined_by_words,
+    joins_thread,
     keep_only,
     main_problem,
     reported_issues,
@@ -32,11 +34,15 @@ class SupportProblems:
         self.graph = graph
         self._profiles: dict[str, dict[str, Counter[str]]] = {}
         self._threads: dict[str, set[str]] = {}
+        self._open: dict[str, dict[str, Counter[str]]] = {}
 
     def settle(self, episode: Episode, extraction: Extraction) -> Extraction:
         """A customer's message (its extraction, issues already canonical) reporting one
         problem: its main one; none of its own when its thread's problem is known (it joins
-        the thread); else, when its words state none, the brand's issue they share most."""
+        the thread); else, when its words state none, the brand's issue they share most. A
+        message reporting a problem also joins the brand's earlier thread whose problem is
+        unknown and whose words it shares most (``joins_thread``): that thread's customers had
+        the problem it states."""
         if extraction.author is None or extraction.author.type != "Customer" or (
                 (episode.supplied or {}).get("facts")):
             return extraction  # an importer's mapped issue is the support lead's to name
@@ -62,21 +68,38 @@ class SupportProblems:
             # failures are resolved" ends its customer's report — is not joined by its words)
             match = closest_issue(episode.content, self.profiles(brand), brand)
             kept = match.issue if match is not None else None
-            threads = []  # it reports the issue, not its thread (``joined_by_words``)
             if match is not None:
+                # it reports the issue, and its thread carries it: the thread's later "same
+                # here" reports it too (``joined_by_words``)
                 extraction = joined_by_words(extraction, match)
+        if brand and kept is not None:
+            # An earlier thread no rule placed (its messages arrived before their problem's
+            # first report, or say it in no known words) is this problem's when its words are.
+            unknown = {t: words for t, words in self.open_threads(brand).items()
+                       if t not in threads}
+            match = closest_issue(episode.content, unknown, brand, named=False)
+            if match is not None:
+                extraction = joins_thread(extraction, match)
+                threads = [*threads, match.issue]
         # What the graph will hold once the message is recorded, as a later batch reads it.
         self._learn(brand, kept, episode.content, threads)
         return extraction
 
     def _learn(self, brand: str | None, issue: str | None, text: str,
                threads: list[str]) -> None:
+        words = set(content_words(text, brand_words(brand))) if brand else set()
         if issue is None:
+            if brand:
+                for thread in threads:
+                    if words and not self.thread_problems(thread):
+                        self.open_threads(brand)[thread].update(words)
             return
         for thread in threads:
             self.thread_problems(thread).add(issue)
+            if brand:
+                self.open_threads(brand).pop(thread, None)
         if brand:
-            self.profiles(brand)[issue].update(set(content_words(text, brand_words(brand))))
+            self.profiles(brand)[issue].update(words)
 
     def profiles(self, brand: str) -> dict[str, Counter[str]]:
         """The brand's issues, each with the words of the customers' messages that stated it
@@ -98,6 +121,34 @@ class SupportProblems:
                     profiles[name].update(words)
             self._profiles[brand] = profiles
         return self._profiles[brand]
+
+    def open_threads(self, brand: str) -> dict[str, Counter[str]]:
+        """The brand's threads whose problem is unknown, each with the words of its customers'
+        messages (each word counted once a message)."""
+        if brand not in self._open:
+            rows = FactEvidence.objects.filter(
+                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="WorkItem",
+                fact__source__type="Customer",
+            ).values_list("fact__target__name", "episode_id", "episode__source").distinct()
+            episodes: dict[str, set[int]] = defaultdict(set)
+            for thread, episode_id, source in rows:
+                if brand_of(source) == brand:
+                    episodes[thread].add(episode_id)
+            placed = set(FactEvidence.objects.filter(
+                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
+                fact__source__type="Customer",
+                episode_id__in=[e for ids in episodes.values() for e in ids],
+            ).values_list("episode_id", flat=True))
+            unknown = {thread: ids for thread, ids in episodes.items() if not ids & placed}
+            texts = dict(Episode.objects.filter(
+                pk__in=[e for ids in unknown.values() for e in ids]).values_list("pk", "content"))
+            threads: dict[str, Counter[str]] = defaultdict(Counter)
+            for thread, ids in unknown.items():
+                for episode_id in ids:
+                    threads[thread].update(set(content_words(texts.get(episode_id, ""),
+                                                             brand_words(brand))))
+            self._open[brand] = threads
+        return self._open[brand]
 
     def thread_problems(self, thread: str) -> set[str]:
         """The issues reported by the customers' messages that reported ``thread``."""

@@ -14,8 +14,10 @@ from memory.bench.support_corpus import (
     SUPPORT_FILES,
     Message,
     compare,
+    compare_small_queues,
     load_support_corpus,
     score_grouping,
+    small_queue,
     tfidf_kmeans_groups,
 )
 
@@ -204,3 +206,27 @@ def test_a_split_is_also_scored_in_the_whole_queue_where_its_threads_arrive_whol
     assert (whole["ours"]["purity"], whole["ours"]["recall"]) == (1.0, 1.0)
     assert whole["baseline"]["coverage"] == 1.0
     assert "whole_queue" not in compare(tmp_path, split="all")
+
+
+def test_a_small_queue_is_a_random_draw_in_time_order_the_same_for_a_seed() -> None:
+    records = [{"url": f"t{i // 3}"} for i in range(30)]
+    queue = small_queue(records, 6, seed=4)
+    assert queue == sorted(queue) and len(set(queue)) == 6
+    assert small_queue(records, 6, seed=4) == queue
+    assert small_queue(records, 6, seed=5) != queue
+
+
+def test_a_small_queue_of_one_message_a_thread_fills_with_others_only_when_it_must() -> None:
+    records = [{"url": f"t{i // 3}"} for i in range(30)]  # ten threads of three
+    threads = [records[i]["url"] for i in small_queue(records, 10, seed=1, one_a_thread=True)]
+    assert sorted(threads) == sorted(f"t{n}" for n in range(10))
+    assert len(small_queue(records, 12, seed=1, one_a_thread=True)) == 12
+
+
+@pytest.mark.django_db
+def test_small_dev_queues_score_both_methods_averaged_over_the_seeds() -> None:
+    result = compare_small_queues(CORPUS, size=20, seeds=[1, 2], one_a_thread=True)
+    assert (result["split"], result["size"], result["queues"]) == ("dev", 20, 2)
+    for method in ("ours", "baseline"):
+        assert 0.0 < result[method]["purity"] <= 1.0
+        assert 0.0 <= result[method]["recall"] <= 1.0

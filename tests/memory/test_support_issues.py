@@ -12,6 +12,7 @@ from memory.support_issues import (
     closest_issue,
     content_words,
     joined_by_words,
+    joins_thread,
     keep_only,
     main_problem,
     reported_issues,
@@ -59,6 +60,14 @@ def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
     assert closest_issue("The fan noise is back", profiles, "acme") is None
 
 
+def test_a_candidate_with_no_words_yet_is_no_candidate() -> None:
+    threads = {"acme/app#3": Counter(), "acme/app#9": Counter(["certificate", "server"])}
+    match = closest_issue("The server certificate is rejected.", threads, "acme", named=False)
+    assert match is not None and match.issue == "acme/app#9"
+    assert closest_issue("The server certificate is rejected.", {"acme/app#3": Counter()},
+                         "acme", named=False) is None
+
+
 def test_the_issues_own_name_says_what_its_reports_agree_fails() -> None:
     profiles = {"MagicDNS Failures (acme)": Counter(["exit", "node"]),
                 "Internet Failures (acme)": Counter(["exit", "node"])}
@@ -91,12 +100,24 @@ def test_the_authors_reports_are_read_whatever_the_case_of_their_name() -> None:
     assert threads_reported(extraction) == ["acme/app#12"]
 
 
-def test_a_message_joined_by_its_words_reports_the_issue_in_place_of_its_thread() -> None:
+def test_a_message_joined_by_its_words_reports_the_issue_beside_its_thread() -> None:
     match = closest_issue("Hyperkit eats the CPU when idle", PROFILES, "acme")
     assert match is not None
     joined = joined_by_words(message(reported("acme/app#12", "WorkItem")), match)
     assert [(f.target, f.sentence) for f in joined.facts] == [
-        ("High CPU Usage (acme)", "Hyperkit eats the CPU when idle")]
+        ("acme/app#12", "s"), ("High CPU Usage (acme)", "Hyperkit eats the CPU when idle")]
+
+
+def test_a_message_joining_a_thread_by_its_words_reports_the_thread_citing_its_sentence() -> None:
+    threads = {"acme/app#3": Counter(["certificate", "server", "proxy"]),
+               "acme/app#9": Counter(["theme", "font"])}
+    match = closest_issue("Self-signed certificate rejected. The server has a valid one.",
+                          threads, "acme", named=False)
+    assert match is not None and match.issue == "acme/app#3"
+    joined = joins_thread(message(reported("Certificate Failures (acme)")), match)
+    assert [(f.target, f.target_type, f.sentence) for f in joined.facts] == [
+        ("Certificate Failures (acme)", "Issue", "s"),
+        ("acme/app#3", "WorkItem", "Self-signed certificate rejected.")]
 
 
 # --- Through the product ---------------------------------------------------------------------
@@ -233,6 +254,95 @@ def test_same_here_in_a_thread_reports_the_threads_problem_in_the_customers_word
     fact = Fact.objects.get(graph=graph, source__name__iexact="lee", target__type="Issue")
     assert (fact.relation, fact.target.name) == ("REPORTED", "Start Failures (acme/app)")
     assert fact.evidence.get().sentence == "Same here."
+
+
+@pytest.mark.django_db
+def test_a_thread_whose_first_message_joined_an_issue_by_its_words_carries_its_same_here(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "Hyperkit has high CPU usage while idle, the fan spins all day."),
+        ticket(2, "sam", "Hyperkit spins the fan when the machine is idle.", thread=30),
+        ticket(3, "lee", "Same here.", thread=30),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t2", "t3"]]
+    fact = Fact.objects.get(graph=graph, source__name__iexact="lee", target__type="Issue")
+    assert fact.target.name == "High CPU Usage (acme/app)"
+    assert fact.evidence.get().sentence == "Same here."
+
+
+@pytest.mark.django_db
+def test_a_report_joins_an_earlier_thread_no_rule_placed_whose_words_it_shares(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3),
+        ticket(2, "lee", "Dark theme resets on restart.", thread=5),
+        ticket(3, "sam", "# Certificate errors with a self-signed server certificate #9",
+               thread=9),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t3"]]
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam",
+                            target__name="acme/app#3")
+    assert fact.relation == "REPORTED"
+    assert "self-signed server certificate" in fact.evidence.get().sentence
+
+
+@pytest.mark.django_db
+def test_an_earlier_imports_threads_and_their_carried_problems_are_read_from_the_graph(
+        graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3),
+        ticket(2, "ann", "Hyperkit has high CPU usage while idle, the fan spins all day."),
+        ticket(3, "sam", "Hyperkit spins the fan when the machine is idle.", thread=30),
+    ])
+    ingest(graph, [
+        ticket(4, "lee", "# Certificate errors with a self-signed server certificate #9",
+               thread=9),
+        ticket(5, "bob", "Same here.", thread=30),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t4"], ["t2", "t3", "t5"]]
+
+
+@pytest.mark.django_db
+def test_a_report_after_a_thread_of_no_words_is_read_as_ever(graph, ingest) -> None:
+    from memory.models import Episode
+
+    ingest(graph, [
+        ticket(1, "kim", "Same problem here still present....", thread=3),
+        ticket(2, "sam", "# Certificate errors with a self-signed server certificate #9",
+               thread=9),
+    ])
+
+    assert set(Episode.objects.filter(graph=graph).values_list("status", flat=True)) == {
+        "processed"}
+
+
+@pytest.mark.django_db
+def test_a_report_never_joins_another_brands_thread(graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3,
+               source="zendesk:Nimbus"),
+        ticket(2, "sam", "# Certificate errors with a self-signed server certificate #9",
+               thread=9, source="zendesk:Cirrus"),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == []
 
 
 @pytest.mark.django_db
