@@ -78,6 +78,9 @@ class CorpusEpisode:
     record: dict[str, Any]
     gold: list[Fact]
     file: str
+    line: int = 0
+    """Its line in the source's file (0 for the first): a thread's messages are copied in the
+    thread's order, and their times are dates only (``tests/corpus/README.md``)."""
 
     @property
     def genre(self) -> str:
@@ -102,9 +105,10 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
     batches = batches or DEFAULT_BATCHES
     episodes = []
     for path in sorted(directory.glob("*.jsonl")):
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        records.sort(key=lambda r: (r["reference_time"], r["external_id"]))
-        for record in records:
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records = sorted(enumerate(lines), key=lambda r: (r[1]["reference_time"],
+                                                          r[1]["external_id"]))
+        for number, record in records:
             if "gold_facts" not in record or record.get("split") not in splits:
                 continue
             if genres and record.get("genre") not in genres:
@@ -116,7 +120,7 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
                                                 item["target"], ontology,
                                                 implicit=bool(item.get("implicit")),
                                                 sentence=item.get("sentence") or ""))]
-            episodes.append(CorpusEpisode(record, gold, path.stem))
+            episodes.append(CorpusEpisode(record, gold, path.stem, number))
     return episodes
 
 

@@ -5,11 +5,13 @@ The extraction path scores ``extract_episode`` alone. What a user sees is what p
 after it: a customer's message settled to its thread's problem ("same issue here" reports it,
 ``memory.processing.support_state``), names resolved to the entities the graph knows, the time
 rules. Here each source is a fresh throwaway graph on the configured database (the embedded
-default: SQLite, eager tasks, the rules extractor): its selected episodes are stored in time order
-by the code of ``manage.py ingest`` (``ingest_records``), processed by what its tasks run
-(``memory.processing.process_episodes``: extraction, settlement, resolution, recording), the
-graph's pipeline is run (``run_pipeline``, which records no fact but is what ingest triggers), and
-the graph is deleted.
+default: SQLite, eager tasks, the rules extractor): its selected episodes are stored in time
+order (on one date, in the file's order: ``arrival``) by the code of ``manage.py ingest``
+(``ingest_records``), processed by what its tasks run (``memory.processing.process_episodes``:
+extraction, settlement, resolution, recording), the graph's pipeline is run (``run_pipeline``,
+which records no fact but is what ingest triggers), and the graph is deleted.
+
+Closed facts: every fact an episode is evidence of counts for it, open or closed.
 
 An episode's recorded facts are the facts it is evidence of (``FactEvidence``), by their
 entities' names — whether the fact is still open or was closed later (by a single-valued
@@ -65,7 +67,7 @@ class RecordedFact:
 def record_source(
     episodes: Sequence[CorpusEpisode],
 ) -> tuple[dict[str, list[RecordedFact]], Counter[str]]:
-    """Ingest one source's episodes (given in time order) into a throwaway graph through the
+    """Ingest one source's episodes (given in ``arrival`` order) into a throwaway graph through the
     product's path; each episode's recorded facts by its ``external_id``, and how many episodes
     each extractor read (``failed: …`` for an episode whose processing failed)."""
     from memory.api.services import delete_graph
@@ -169,6 +171,13 @@ def predicted_facts(
     return predicted
 
 
+def arrival(episode: CorpusEpisode) -> tuple[str, int]:
+    """The order a source's episodes are ingested in: by time, and on one date (thread messages
+    carry dates only) in the order of the file, which is each thread's own — not by id, which
+    would put "I have the same issue" before the report it answers when both are of one day."""
+    return (str(episode.record["reference_time"]), episode.line)
+
+
 def problem_resolver(brand: str | None) -> Resolve:
     """A gold name as the canonical problem the product records it under, if it states one
     (``memory.support.problem_of``)."""
@@ -178,12 +187,12 @@ def problem_resolver(brand: str | None) -> Resolve:
 def run_recorded_bench(
     episodes: Sequence[CorpusEpisode], *, ontology: Ontology | None = None
 ) -> BenchResult:
-    """Record every source's episodes (one throwaway graph each, in time order) and score each
-    episode's recorded facts. ``extract_seconds`` is the whole recording: ingest, processing,
+    """Record every source's episodes (one throwaway graph each, in ``arrival`` order) and score
+    each episode's recorded facts. ``extract_seconds`` is the whole recording: ingest, processing,
     the pipeline run and the graph's deletion."""
     ontology = ontology or build_ontology(None)
     by_source: dict[str, list[CorpusEpisode]] = defaultdict(list)
-    for episode in episodes:
+    for episode in sorted(episodes, key=arrival):
         by_source[episode.file].append(episode)
     recorded: dict[tuple[str, str], list[RecordedFact]] = {}
     result = BenchResult(path="recorded")

@@ -408,6 +408,24 @@ def test_the_recorded_path_gives_the_report_a_same_here_message_makes_in_its_thr
 
 
 @pytest.mark.django_db
+def test_a_threads_messages_of_one_day_are_recorded_in_the_files_order_not_by_id(
+        tmp_path: Path) -> None:
+    directory = _thread(tmp_path)
+    path = directory / "warp.jsonl"
+    report, reply = (json.loads(line) for line in path.read_text().splitlines())
+    # the reply's id sorts first, and both carry the same date
+    reply |= {"external_id": "a-reply", "reference_time": report["reference_time"]}
+    path.write_text(json.dumps(report) + "\n" + json.dumps(reply) + "\n")
+
+    recorded = run_recorded_bench(load_corpus(directory))
+
+    by_id = {s.episode.record["external_id"]: s for s in recorded.scores}
+    assert [(f.source, f.target) for f in by_id["a-reply"].predicted] == [
+        ("Bob", "Login Failures")]  # "Same issue here." answers the report before it
+    assert by_id["w1"].matched == [(0, 0)]
+
+
+@pytest.mark.django_db
 def test_the_recorded_path_leaves_no_graph_behind(tmp_path: Path) -> None:
     run_recorded_bench(load_corpus(_thread(tmp_path)))
 
