@@ -11,8 +11,6 @@ order (on one date, in the file's order: ``arrival``) by the code of ``manage.py
 extraction, settlement, resolution, recording), the graph's pipeline is run (``run_pipeline``,
 which records no fact but is what ingest triggers), and the graph is deleted.
 
-Closed facts: every fact an episode is evidence of counts for it, open or closed.
-
 An episode's recorded facts are the facts it is evidence of (``FactEvidence``), by their
 entities' names — whether the fact is still open or was closed later (by a single-valued
 successor, a resolution rule, an explicit end, or an end given with it): the labels say what the
