@@ -78,6 +78,9 @@ class CorpusEpisode:
     record: dict[str, Any]
     gold: list[Fact]
     file: str
+    line: int = 0
+    """Its line in the source's file (0 for the first): a thread's messages are copied in the
+    thread's order, and their times are dates only (``tests/corpus/README.md``)."""
 
     @property
     def genre(self) -> str:
@@ -102,9 +105,10 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
     batches = batches or DEFAULT_BATCHES
     episodes = []
     for path in sorted(directory.glob("*.jsonl")):
-        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        records.sort(key=lambda r: (r["reference_time"], r["external_id"]))
-        for record in records:
+        lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records = sorted(enumerate(lines), key=lambda r: (r[1]["reference_time"],
+                                                          r[1]["external_id"]))
+        for number, record in records:
             if "gold_facts" not in record or record.get("split") not in splits:
                 continue
             if genres and record.get("genre") not in genres:
@@ -116,7 +120,7 @@ def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
                                                 item["target"], ontology,
                                                 implicit=bool(item.get("implicit")),
                                                 sentence=item.get("sentence") or ""))]
-            episodes.append(CorpusEpisode(record, gold, path.stem))
+            episodes.append(CorpusEpisode(record, gold, path.stem, number))
     return episodes
 
 
@@ -211,11 +215,20 @@ def same_identifier(a: str, b: str) -> bool:
     return False
 
 
-def names_match(gold: str, predicted: str, *, strict: bool = False) -> bool:
+Resolve = Callable[[str], str | None]
+"""A gold name as the product's resolution names it (``None``: as it is): the recorded path's
+support problems (``memory.bench.recorded_facts.problem_resolver``)."""
+
+
+def names_match(gold: str, predicted: str, *, strict: bool = False,
+                resolve: Resolve | None = None) -> bool:
     if name_words(gold) == name_words(predicted) and name_words(gold):
         return True
     if strict:
         return False
+    if resolve is not None and (resolved := resolve(gold)) is not None and (
+            name_words(resolved) == name_words(predicted)):
+        return True
     if identifiers(gold) and identifiers(predicted):
         # Two identifiers decide by themselves: rust-lang/rust#5 is not rust-lang/cargo#5,
         # however many words the names share.
@@ -226,17 +239,19 @@ def names_match(gold: str, predicted: str, *, strict: bool = False) -> bool:
     return gold_words <= predicted_words or predicted_words <= gold_words
 
 
-def facts_match(gold: Fact, predicted: Fact, *, strict: bool = False) -> bool:
+def facts_match(gold: Fact, predicted: Fact, *, strict: bool = False,
+                resolve: Resolve | None = None) -> bool:
     return (gold.relation == predicted.relation
-            and names_match(gold.source, predicted.source, strict=strict)
-            and names_match(gold.target, predicted.target, strict=strict))
+            and names_match(gold.source, predicted.source, strict=strict, resolve=resolve)
+            and names_match(gold.target, predicted.target, strict=strict, resolve=resolve))
 
 
 def matched_pairs(gold: Sequence[Fact], predicted: Sequence[Fact], *,
-                  strict: bool = False) -> list[tuple[int, int]]:
+                  strict: bool = False, resolve: Resolve | None = None) -> list[tuple[int, int]]:
     """A maximum matching of gold to predicted facts (each used at most once): Kuhn's augmenting
     paths, in gold order — episodes hold a handful of facts."""
-    candidates = [[j for j, p in enumerate(predicted) if facts_match(g, p, strict=strict)]
+    candidates = [[j for j, p in enumerate(predicted)
+                   if facts_match(g, p, strict=strict, resolve=resolve)]
                   for g in gold]
     owner: dict[int, int] = {}
 
@@ -296,8 +311,12 @@ class EpisodeScore:
     matched_strict: list[tuple[int, int]]
 
 
-def score_episode(episode: CorpusEpisode, predicted: list[Fact]) -> EpisodeScore:
-    return EpisodeScore(episode, predicted, matched_pairs(episode.gold, predicted),
+def score_episode(episode: CorpusEpisode, predicted: list[Fact], *,
+                  resolve: Resolve | None = None) -> EpisodeScore:
+    """``resolve``: gold names may also match as the product's resolution names them (not in
+    the strict figures)."""
+    return EpisodeScore(episode, predicted,
+                        matched_pairs(episode.gold, predicted, resolve=resolve),
                         matched_pairs(episode.gold, predicted, strict=True))
 
 
@@ -356,15 +375,23 @@ def product_extract(episode: Episode, ontology: Ontology, known: dict[str, str])
     return extract_episode(episode, ontology, known)
 
 
+PATHS = ("extraction", "recorded")
+"""What is scored: ``extraction``, what ``extract_episode`` reads from each episode (the default);
+``recorded``, the facts the product records with each episode as evidence after ingestion and
+processing (``memory.bench.recorded_facts``)."""
+
+
 @dataclass
 class BenchResult:
     scores: list[EpisodeScore] = field(default_factory=list)
     extract_seconds: float = 0.0
     extractors: dict[str, int] = field(default_factory=dict)
+    path: str = "extraction"
 
     def figures(self) -> dict[str, Any]:
         count = len(self.scores)
         return {
+            "path": self.path,
             "splits": tallies(self.scores),
             "episodes": count,
             "extract_seconds": self.extract_seconds,
@@ -463,9 +490,63 @@ def report_tables(figures: dict[str, Any], *, markdown: bool = False) -> list[st
         out += ["", f"{split} split, per relation:", "",
                 *render(["relation", *(name for name, _ in _RELATION_COLUMNS)], rows)]
     speed = figures["episodes_per_second"]
-    out += ["", f"extraction: {figures['episodes']} episodes in {figures['extract_seconds']:.3f} s"
+    doing = "recording" if figures.get("path") == "recorded" else "extraction"
+    out += ["", f"{doing}: {figures['episodes']} episodes in {figures['extract_seconds']:.3f} s"
                 f" = {_cell(speed)} episodes/s; extractors: "
                 + ", ".join(f"{k} ×{v}" for k, v in sorted(figures["extractors"].items()))]
+    return out
+
+
+_SIDE_BY_SIDE = (("gold", "gold"), ("predicted", "predicted"), ("matched", "matched"),
+                 ("P", "precision"), ("R", "recall"), ("R explicit", "recall_explicit"))
+
+
+def comparison_tables(extraction: dict[str, Any], recorded: dict[str, Any], *,
+                      markdown: bool = False) -> list[str]:
+    """``--path both``: per split and genre, the extraction path's and the recorded path's
+    figures side by side (``ext`` and ``rec`` columns)."""
+    render = _markdown if markdown else _table
+    header = ["genre", "gold", *(f"{name} {path}" for name, _ in _SIDE_BY_SIDE[1:]
+                                 for path in ("ext", "rec"))]
+    out: list[str] = []
+    for split, data in extraction["splits"].items():
+        other = recorded["splits"][split]
+        rows = []
+        for genre in [*data["genres"], "all"]:
+            ext = data["overall"] if genre == "all" else data["genres"][genre]
+            rec = other["overall"] if genre == "all" else other["genres"][genre]
+            rows.append([genre, _cell(ext["gold"]),
+                         *(_cell(t[key]) for _, key in _SIDE_BY_SIDE[1:] for t in (ext, rec))])
+        out += ["", f"{split} split, extraction (ext) and recorded (rec) paths, per genre:", "",
+                *render(header, rows)]
+    return out
+
+
+def path_differences(extraction: Sequence[EpisodeScore],
+                     recorded: Sequence[EpisodeScore]) -> list[str]:
+    """``--path both --misses``: per episode, the gold facts only the recorded path matched
+    (``>``) and those only the extraction path matched (``<``), with the prediction that matched
+    them and its reading."""
+    out: list[str] = []
+    for ext, rec in zip(extraction, recorded, strict=True):
+        ext_matched = dict(ext.matched)
+        rec_matched = dict(rec.matched)
+        gold = ext.episode.gold
+        lines = []
+        for i, g in enumerate(gold):
+            if (i in rec_matched) == (i in ext_matched):
+                continue
+            sign, score, j = (">", rec, rec_matched[i]) if i in rec_matched else (
+                "<", ext, ext_matched[i])
+            p = score.predicted[j]
+            lines.append(f"  {sign}{'*' if g.implicit else ' '}{g.source} {g.relation} "
+                         f"{g.target}  ~ {p.source} {p.relation} {p.target}"
+                         f"  [{p.reading or 'untagged'}]  «{_excerpt(g.sentence)}»")
+        if lines:
+            record = ext.episode.record
+            out.append(f"== {record.get('external_id')} ({ext.episode.genre}, "
+                       f"{ext.episode.split}, {ext.episode.batch})")
+            out += lines
     return out
 
 
@@ -566,10 +647,13 @@ def _excerpt(sentence: str, limit: int = 200) -> str:
 
 def write_outputs(directory: Path, figures: dict[str, Any], meta: dict[str, Any]) -> tuple[
         Path, Path]:
+    """``bench-extraction.json`` / ``.md`` for the extraction path, ``bench-extraction-recorded``
+    for the recorded one."""
     directory.mkdir(parents=True, exist_ok=True)
-    json_path = directory / "bench-extraction.json"
+    stem = "bench-extraction" + ("-recorded" if figures.get("path") == "recorded" else "")
+    json_path = directory / f"{stem}.json"
     json_path.write_text(json.dumps({"meta": meta, **figures}, indent=2, default=str))
-    md_path = directory / "bench-extraction.md"
+    md_path = directory / f"{stem}.md"
     lines = [f"`{meta['command']}` — {meta['date']}, {meta['machine']}",
              *report_tables(figures, markdown=True)]
     md_path.write_text("\n".join(lines) + "\n")

@@ -23,7 +23,8 @@ from memory.bench.extraction_bench import (
     normalized_fact,
     run_extraction_bench,
 )
-from memory.models import Episode
+from memory.bench.recorded_facts import predicted_facts, record_source, run_recorded_bench
+from memory.models import Episode, Graph
 from memory.ontology import default_ontology
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -358,6 +359,129 @@ def test_each_source_is_read_as_one_graph_that_learns_names_in_time_order(
     assert [s.episode.record["external_id"] for s in result.scores] == ["s1", "s2", "t1", "t2"]
     assert asked[0] == {} and asked[2] == {}  # each source starts as a new graph
     assert "checkout flow" in asked[3]  # t2 knows what t1 introduced
+
+
+# --- The recorded path ---------------------------------------------------------------------------
+
+
+def _thread(tmp_path: Path) -> Path:
+    """A support thread: Alice reports that she cannot log in, Bob says "same issue here"."""
+    directory = tmp_path / "thread"
+    directory.mkdir()
+    thread = "https://github.com/warpdotdev/warp/issues/5"
+    report = "I can't log in to the app."
+    records = [
+        _record("w1", f"# Login broken #5\n{report}", "support", "dev",
+                [_gold("Alice", "REPORTED", "login broken", "# Login broken #5")],
+                source="support:Warp", url=thread),
+        _record("w2", "Same issue here.", "support", "dev",
+                [_gold("Bob", "REPORTED", "login broken", "Same issue here.")
+                 | {"implicit": True}],
+                source="support:Warp", url=f"{thread}#issuecomment-1", author="Bob",
+                reference_time="2026-11-24T09:00:00+00:00"),
+    ]
+    (directory / "warp.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return directory
+
+
+@pytest.mark.django_db
+def test_the_recorded_path_gives_the_report_a_same_here_message_makes_in_its_thread(
+        tmp_path: Path) -> None:
+    episodes = load_corpus(_thread(tmp_path))
+
+    extracted = run_extraction_bench(episodes)
+    recorded = run_recorded_bench(episodes)
+
+    # "Same issue here." names no problem: the extractor reads none; recorded, Bob is one more
+    # customer with the thread's problem, under its brand's canonical name (which "login
+    # broken" is resolved to)
+    assert [(f.source, f.relation, f.target) for f in extracted.scores[1].predicted] == []
+    assert [(f.source, f.relation, f.target) for f in recorded.scores[1].predicted] == [
+        ("Bob", "REPORTED", "Login Failures")]
+    assert recorded.scores[1].matched == [(0, 0)]
+    assert recorded.scores[0].matched == [(0, 0)]
+    assert recorded.scores[0].matched_strict == []  # strict: equal names only
+    figures = recorded.figures()
+    assert figures["path"] == "recorded"
+    assert figures["splits"]["dev"]["overall"]["recall"] == 1.0
+    assert extracted.figures()["splits"]["dev"]["overall"]["recall"] == 0.5
+
+
+@pytest.mark.django_db
+def test_a_threads_messages_of_one_day_are_recorded_in_the_files_order_not_by_id(
+        tmp_path: Path) -> None:
+    directory = _thread(tmp_path)
+    path = directory / "warp.jsonl"
+    report, reply = (json.loads(line) for line in path.read_text().splitlines())
+    # the reply's id sorts first, and both carry the same date
+    reply |= {"external_id": "a-reply", "reference_time": report["reference_time"]}
+    path.write_text(json.dumps(report) + "\n" + json.dumps(reply) + "\n")
+
+    recorded = run_recorded_bench(load_corpus(directory))
+
+    by_id = {s.episode.record["external_id"]: s for s in recorded.scores}
+    assert [(f.source, f.target) for f in by_id["a-reply"].predicted] == [
+        ("Bob", "Login Failures")]  # "Same issue here." answers the report before it
+    assert by_id["w1"].matched == [(0, 0)]
+
+
+@pytest.mark.django_db
+def test_the_recorded_path_leaves_no_graph_behind(tmp_path: Path) -> None:
+    run_recorded_bench(load_corpus(_thread(tmp_path)))
+
+    assert not Graph.objects.exists() and not Episode.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_recorded_fact_closed_by_a_later_episode_still_counts_for_the_one_that_said_it(
+        tmp_path: Path) -> None:
+    said = "The checkout flow depends on the payments integration."
+    ended = "The checkout flow no longer depends on the payments integration."
+    records = [
+        _record("t1", said, "tracker", "dev",
+                [_gold("checkout flow", "DEPENDS_ON", "payments integration", said)]),
+        _record("t2", ended, "tracker", "dev", [],
+                reference_time="2026-11-30T09:00:00+00:00"),
+    ]
+    (tmp_path / "tracker.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    recorded = run_recorded_bench(load_corpus(tmp_path))
+
+    # the labels say what the text states, not what is current
+    [fact] = recorded.scores[0].predicted
+    assert (fact.source, fact.relation, fact.target) == (
+        "Checkout Flow", "DEPENDS_ON", "Payments Integration")
+    assert fact.reading == "recorded, closed (explicit)"
+    assert recorded.scores[0].matched == [(0, 0)]
+    assert recorded.scores[1].predicted == []  # the ending is no fact of its own
+
+
+@pytest.mark.django_db
+def test_a_customers_membership_of_their_thread_is_left_out_of_the_recorded_facts(
+        tmp_path: Path) -> None:
+    episodes = load_corpus(_thread(tmp_path))
+    facts, readers = record_source(episodes)
+
+    assert ("Bob", "REPORTED", "warpdotdev/warp#5") in {
+        (f.source, f.relation, f.target) for f in facts["w2"]}  # stored, as metadata
+    assert [(f.source, f.target) for f in predicted_facts(episodes[1], facts["w2"],
+                                                          default_ontology())] == [
+        ("Bob", "Login Failures")]
+    assert readers == {"rules@1": 2}
+
+
+@pytest.mark.django_db
+def test_the_command_prints_both_paths_side_by_side_when_asked(tmp_path: Path) -> None:
+    output = _run("--corpus", str(_thread(tmp_path)), "--path", "both", "--misses",
+                  "--out", str(tmp_path / "out"))
+
+    # gold, then predicted, matched, P, R, R explicit: extraction then recorded
+    assert _row(output, "extraction (ext) and recorded (rec) paths", "support")[1:] == [
+        "2", "1", "2", "1", "2", "1.000", "1.000", "0.500", "1.000", "1.000", "1.000"]
+    assert "recording: 2 episodes in" in output
+    assert ("  >*Bob REPORTED login broken  ~ Bob REPORTED Login Failures  [recorded]"
+            in output)
+    assert (tmp_path / "out" / "bench-extraction-recorded.json").exists()
 
 
 # --- The corpus -----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """``manage.py bench_extraction``: the product's extraction scored against the labelled corpus of
 real public text (``tests/corpus``): precision and recall per genre and per relation on each
-split, how many episodes yield a fact, and the extraction speed. See
-``memory.bench.extraction_bench`` and ``tests/corpus/GUIDE.md``."""
+split, how many episodes yield a fact, and the extraction speed. ``--path recorded`` scores the
+facts the product records after ingestion and processing instead (``--path both``: the two side
+by side). See ``memory.bench.extraction_bench``, ``memory.bench.recorded_facts`` and
+``tests/corpus/GUIDE.md``."""
 
 from __future__ import annotations
 
@@ -16,14 +18,19 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from memory.bench.extraction_bench import (
     BATCHES,
     GENRES,
+    PATHS,
     SPLITS,
+    BenchResult,
+    comparison_tables,
     load_corpus,
     miss_listing,
+    path_differences,
     reading_report,
     report_tables,
     run_extraction_bench,
     write_outputs,
 )
+from memory.bench.recorded_facts import run_recorded_bench
 from memory.management.commands.bench import machine
 
 DEFAULT_CORPUS = Path(settings.BASE_DIR) / "tests" / "corpus" / "episodes"
@@ -46,6 +53,12 @@ class Command(BaseCommand):
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",
                             help="directory for JSON and Markdown")
+        parser.add_argument("--path", choices=[*PATHS, "both"], default="extraction",
+                            help="what is scored: 'extraction' (what the extractor reads from "
+                                 "each episode, the default), 'recorded' (the facts the product "
+                                 "records with each episode as evidence after ingest and "
+                                 "processing, each source in a throwaway graph of the "
+                                 "configured database) or 'both', side by side")
         parser.add_argument("--misses", action="store_true",
                             help="also list, per episode, the gold facts missed (- explicit, "
                                  "* implicit) and the predicted facts that match none (+)")
@@ -67,18 +80,36 @@ class Command(BaseCommand):
             raise CommandError(f"no labelled episodes in {corpus} for {', '.join(splits)}"
                                + (f" in {', '.join(options['batch'])}" if options["batch"]
                                   else ""))
-        result = run_extraction_bench(episodes)
-        figures = result.figures()
+        paths = PATHS if options["path"] == "both" else (options["path"],)
+        results: dict[str, BenchResult] = {}
+        for path in paths:
+            results[path] = (run_recorded_bench(episodes) if path == "recorded"
+                             else run_extraction_bench(episodes))
         meta = {
             "command": "python manage.py bench_extraction " + " ".join(sys.argv[2:]),
             "machine": machine(),
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "llm_extraction": bool(settings.LLM_EXTRACTION),
         }
-        if options["misses"]:
-            self.stdout.write("\n".join(miss_listing(result.scores)) + "\n")
-        if options["by_reading"]:
-            self.stdout.write("\n".join(reading_report(result.scores)).lstrip("\n") + "\n\n")
-        self.stdout.write("\n".join(report_tables(figures)).lstrip("\n"))
-        json_path, md_path = write_outputs(Path(options["out"]), figures, meta)
-        self.stdout.write(f"\nwrote {json_path} and {md_path}")
+        written = []
+        for path, result in results.items():
+            figures = result.figures()
+            if len(results) > 1:
+                self.stdout.write(f"=== {path} path ===\n")
+            if options["misses"]:
+                self.stdout.write("\n".join(miss_listing(result.scores)) + "\n")
+            if options["by_reading"]:
+                self.stdout.write("\n".join(reading_report(result.scores)).lstrip("\n")
+                                  + "\n\n")
+            self.stdout.write("\n".join(report_tables(figures)).lstrip("\n") + "\n\n")
+            written += write_outputs(Path(options["out"]), figures, meta)
+        if len(results) > 1:
+            if options["misses"]:
+                self.stdout.write("=== gold facts only one path matched (> recorded, "
+                                  "< extraction) ===\n" + "\n".join(path_differences(
+                                      results["extraction"].scores,
+                                      results["recorded"].scores)) + "\n")
+            self.stdout.write("\n".join(comparison_tables(
+                results["extraction"].figures(), results["recorded"].figures())).lstrip("\n")
+                + "\n\n")
+        self.stdout.write("wrote " + ", ".join(str(p) for p in written))
