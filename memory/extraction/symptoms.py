@@ -326,6 +326,11 @@ def _area(words: list[str], *, head: str = "last",
         kept.append(word)
     while len(kept) > 1 and kept[-1] in _GENERIC_TAILS:
         kept.pop()
+    # "the same issue - log in button": what names no area ("same", "issue") is not a part of
+    # the area named after it
+    vague = [index for index, word in enumerate(kept[:-1]) if word in _NO_AREA]
+    if vague:
+        kept = kept[vague[-1] + 1:]
     kept = [w for w in (kept[-3:] if head == "last" else kept[:3]) if w not in product]
     if not kept:
         return None

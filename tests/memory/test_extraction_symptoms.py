@@ -161,3 +161,8 @@ def test_a_problems_phrase_never_runs_across_a_clause_mark(text: str, phrase: st
 ])
 def test_extreme_use_and_a_sign_in_error_are_their_symptoms(text: str, issue: str) -> None:
     assert problem_name(text) == issue
+
+
+def test_what_names_no_area_before_the_area_is_not_part_of_the_problems_name() -> None:
+    # cur-598-Devligue-2024-10-14 (dev): was "Same Issue Login Failures", an issue of its own
+    assert problem_name("I have the same issue - log in button doesn't work") == "Login Failures"
