@@ -45,8 +45,11 @@ class StallInputs:
 
     def wrote(self, memo: StallMemo) -> bool:
         """Whether ``memo`` (read back from the database) is the one this run wrote."""
-        return (memo.as_of == self.memo.as_of and memo.after_weeks == self.memo.after_weeks
-                and memo.digests == self.memo.digests)
+        return (
+            memo.as_of == self.memo.as_of
+            and memo.after_weeks == self.memo.after_weeks
+            and memo.digests == self.memo.digests
+        )
 
 
 @dataclass(slots=True)
@@ -86,8 +89,7 @@ def changes_since_last_run(graph_id: int, rows: list[Row]) -> Changes:
     current = frozenset(rows)
     if last is None or last.graph_id != graph_id:
         return Changes(rows=current, added=frozenset(), removed=frozenset(), last=None)
-    return Changes(rows=current, added=current - last.rows, removed=last.rows - current,
-                   last=last)
+    return Changes(rows=current, added=current - last.rows, removed=last.rows - current, last=last)
 
 
 def cluster_changes(
@@ -100,17 +102,31 @@ def cluster_changes(
     """The clustering of ``rows``: only the touched components when the last run's is at hand
     and a hub judgment cannot change, else everything (keeping the state for the next run)."""
     if changes.last is not None:
-        result = recluster(rows, linking, episode_authors, settings, changes.last.clustering,
-                           changes.added, changes.removed)
+        result = recluster(
+            rows,
+            linking,
+            episode_authors,
+            settings,
+            changes.last.clustering,
+            changes.added,
+            changes.removed,
+        )
         if result is not None:
-            return result, Changes(changes.rows, changes.added, changes.removed, changes.last,
-                                   reclustered=True)
+            return result, Changes(
+                changes.rows, changes.added, changes.removed, changes.last, reclustered=True
+            )
     return cluster_episodes(rows, linking, episode_authors, settings, keep_state=True), changes
 
 
 def touched_stall_items(
-    changes: Changes, rows: list[Row], memo: StallMemo | None, *, kinds: Set[int],
-    unstuck: Set[int], boilerplate: Set[int], shown: Set[int],
+    changes: Changes,
+    rows: list[Row],
+    memo: StallMemo | None,
+    *,
+    kinds: Set[int],
+    unstuck: Set[int],
+    boilerplate: Set[int],
+    shown: Set[int],
 ) -> set[int] | None:
     """The items whose stalled-item inputs may have changed since the last run, when ``memo`` is
     the one it wrote (``None``: scan every item)."""
@@ -119,14 +135,19 @@ def touched_stall_items(
         return None
     before = last.stalls
     return touched_items(
-        [*changes.added, *changes.removed], rows,
+        [*changes.added, *changes.removed],
+        rows,
         facts=(shown ^ before.shown) | (boilerplate ^ before.boilerplate),
-        targets=unstuck ^ before.unstuck, items=kinds ^ before.kinds,
+        targets=unstuck ^ before.unstuck,
+        items=kinds ^ before.kinds,
     )
 
 
 def remember_run(
-    graph_id: int, changes: Changes, clustering: ClusteringResult, stalls: StallInputs | None,
+    graph_id: int,
+    changes: Changes,
+    clustering: ClusteringResult,
+    stalls: StallInputs | None,
 ) -> None:
     """Leave this run's rows and results for the next run of the graph in this process."""
     global _last
@@ -134,11 +155,19 @@ def remember_run(
 
 
 def stall_inputs(
-    memo: StallMemo | None, *, kinds: Set[int], unstuck: Set[int], boilerplate: Set[int],
+    memo: StallMemo | None,
+    *,
+    kinds: Set[int],
+    unstuck: Set[int],
+    boilerplate: Set[int],
     shown: Set[int],
 ) -> StallInputs | None:
     if memo is None:
         return None
-    return StallInputs(kinds=frozenset(kinds), unstuck=frozenset(unstuck),
-                       boilerplate=frozenset(boilerplate), shown=frozenset(shown), memo=memo)
-
+    return StallInputs(
+        kinds=frozenset(kinds),
+        unstuck=frozenset(unstuck),
+        boilerplate=frozenset(boilerplate),
+        shown=frozenset(shown),
+        memo=memo,
+    )

@@ -73,8 +73,11 @@ def recluster(
     removed: Collection[Row],
 ) -> ClusteringResult | None:
     state = previous.state
-    if state is None or state.settings != settings \
-            or state.linking != tuple(sorted(linking.items())):
+    if (
+        state is None
+        or state.settings != settings
+        or state.linking != tuple(sorted(linking.items()))
+    ):
         return None
     if any(v.bridged_groups is not None and not v.suppressed for v in state.verdicts):
         return None  # a kept suspect: its edges join the components it is counted over
@@ -115,8 +118,9 @@ def recluster(
     graph = igraph.Graph(n=len(episodes), edges=star_edges(links, vertex_of))
     membership = component_membership(graph)
     groups = collect_components(membership, episodes, settings)
-    parts, splits = split_oversized(groups, links, membership, vertex_of, region_rows,
-                                    suppressed_facts, settings)
+    parts, splits = split_oversized(
+        groups, links, membership, vertex_of, region_rows, suppressed_facts, settings
+    )
     fresh = assemble_clusters(parts, region_rows, links, index, suppressed_facts)
     new_component_of = canonical_components(membership, episodes)
 
@@ -136,27 +140,35 @@ def recluster(
         episodes=episode_count,
         rows=len(rows),
         signatures=audit["signatures"] + sum(bool(now[k]) - bool(then[k]) for k in keys),
-        shared_signatures=audit["shared_signatures"] + sum(
-            (len(now[k]) > 1) - (len(then[k]) > 1) for k in keys),
+        shared_signatures=audit["shared_signatures"]
+        + sum((len(now[k]) > 1) - (len(then[k]) > 1) for k in keys),
         hub_candidates=[v.as_dict() for v in verdicts],
-        components=audit["components"] - sum(1 for size in old_sizes.values()
-                                              if size >= minimum) + len(groups),
+        components=audit["components"]
+        - sum(1 for size in old_sizes.values() if size >= minimum)
+        + len(groups),
         clusters=len(clusters),
         clustered_episodes=sum(len(cluster.episode_ids) for cluster in clusters),
-        splits=sorted([*(s for s in previous.audit["splits"] if s["component"] not in touched),
-                       *splits], key=lambda split: split["component"]),
+        splits=sorted(
+            [*(s for s in previous.audit["splits"] if s["component"] not in touched), *splits],
+            key=lambda split: split["component"],
+        ),
     )
     component_of = {e: c for e, c in component_of.items() if c not in touched}
     component_of.update(new_component_of)
     return ClusteringResult(
-        clusters=clusters, audit=audit, suppressed_fact_ids=previous.suppressed_fact_ids,
+        clusters=clusters,
+        audit=audit,
+        suppressed_fact_ids=previous.suppressed_fact_ids,
         state=replace(state, verdicts=verdicts, component_of=component_of),
     )
 
 
 def _episodes_by_key(
-    rows: Sequence[Row], keys: set[SignatureKey], linking: Mapping[str, str],
-    added: Collection[Row], removed: Collection[Row],
+    rows: Sequence[Row],
+    keys: set[SignatureKey],
+    linking: Mapping[str, str],
+    added: Collection[Row],
+    removed: Collection[Row],
 ) -> tuple[dict[SignatureKey, set[int]], dict[SignatureKey, set[int]]]:
     """For each changed signature, the updates carrying it now and before the change (read from
     the rows naming the entities of the changed signatures only)."""
@@ -186,8 +198,11 @@ def _authors(lookup: AuthorLookup, episodes: Iterable[int]) -> dict[int, int | N
 
 
 def _verdicts(
-    state: ClusteringState, touched: set[int], new_component_of: Mapping[int, int],
-    episode_count: int, settings: ClusteringSettings,
+    state: ClusteringState,
+    touched: set[int],
+    new_component_of: Mapping[int, int],
+    episode_count: int,
+    settings: ClusteringSettings,
 ) -> tuple[HubVerdict, ...] | None:
     """The hub verdicts with this graph's share and, for suspects, the components their updates
     fall into now; ``None`` when a suspect's verdict would change."""
@@ -196,8 +211,7 @@ def _verdicts(
         verdict = replace(verdict, share=verdict.episodes / episode_count)
         if verdict.bridged_groups is not None:
             episodes = state.suspect_episodes[verdict.signature.key]
-            gone = {state.component_of[e] for e in episodes
-                    if state.component_of[e] in touched}
+            gone = {state.component_of[e] for e in episodes if state.component_of[e] in touched}
             came = {new_component_of[e] for e in episodes if e in new_component_of}
             groups = verdict.bridged_groups - len(gone) + len(came)
             suppressed, reason = decide_hub(replace(verdict, bridged_groups=groups), settings)

@@ -20,11 +20,13 @@ def full(graph: SyntheticGraph, rows: list[Row]) -> ClusteringResult:
     return cluster_episodes(rows, graph.linking, graph.authors, SETTINGS, keep_state=True)
 
 
-def again(graph: SyntheticGraph, rows: list[Row], before: list[Row],
-          previous: ClusteringResult) -> ClusteringResult | None:
+def again(
+    graph: SyntheticGraph, rows: list[Row], before: list[Row], previous: ClusteringResult
+) -> ClusteringResult | None:
     now, then = set(rows), set(before)
-    return recluster(rows, graph.linking, graph.authors, SETTINGS, previous,
-                     added=now - then, removed=then - now)
+    return recluster(
+        rows, graph.linking, graph.authors, SETTINGS, previous, added=now - then, removed=then - now
+    )
 
 
 def change(rows: list[Row], graph: SyntheticGraph, rng: random.Random) -> list[Row]:
@@ -64,8 +66,11 @@ def with_boilerplate(graph: SyntheticGraph, rng: random.Random) -> list[Row]:
     episodes = sorted({row[0] for row in rows})
     for footer in range(2):
         fact, source, target = top + 3 * footer, top + 3 * footer + 1, top + 3 * footer + 2
-        rows += [(episode, fact, source, "RESPONSIBLE_FOR", target)
-                 for episode in episodes if rng.random() < 0.08]
+        rows += [
+            (episode, fact, source, "RESPONSIBLE_FOR", target)
+            for episode in episodes
+            if rng.random() < 0.08
+        ]
     return rows
 
 
