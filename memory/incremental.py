@@ -14,7 +14,8 @@ its rows with those (two set differences) and then
 Either gives exactly what the full computation gives on the same rows. A run in another process
 (a restarted worker, another graph run in between) finds nothing here and does the full work;
 so does a run as of another time, which neither reads nor leaves anything. The cost: the rows of
-the graph stay referenced between runs (a set of them), and one set of this run's rows is built.
+the graph stay referenced between runs with their hashes (a list and a set of ints), and this
+run's rows are hashed once.
 """
 
 from __future__ import annotations
@@ -52,10 +53,29 @@ class StallInputs:
         )
 
 
+class RowSet:
+    """A run's rows with each row's hash, and the set of those hashes: what the next run's rows
+    are compared with. Comparing the rows themselves (two set differences of ~540,000 tuples)
+    took 2 s at 100,000 updates on a loaded machine; their hashes, computed in C, a tenth of
+    that."""
+
+    __slots__ = ("hashes", "present", "rows")
+
+    def __init__(self, rows: list[Row]) -> None:
+        self.rows = rows
+        self.hashes = list(map(hash, rows))
+        self.present = set(self.hashes)
+
+    @property
+    def distinct(self) -> bool:
+        """No two rows with one hash (a row given twice, or two rows colliding)."""
+        return len(self.present) == len(self.rows)
+
+
 @dataclass(slots=True)
 class LastRun:
     graph_id: int
-    rows: frozenset[Row]
+    rows: RowSet
     clustering: ClusteringResult
     stalls: StallInputs | None = None
 
@@ -64,9 +84,9 @@ class LastRun:
 class Changes:
     """This run's rows against the last run's."""
 
-    rows: frozenset[Row]
-    added: frozenset[Row]
-    removed: frozenset[Row]
+    rows: RowSet
+    added: list[Row]
+    removed: list[Row]
     last: LastRun | None
     """The last run of the graph in this process (``None``: nothing to compare with)."""
     reclustered: bool = False
@@ -83,13 +103,28 @@ def forget() -> None:
 
 def changes_since_last_run(graph_id: int, rows: list[Row]) -> Changes:
     """This run's rows, and what was added and removed since the graph's last run here. What the
-    last run left is taken: should this run fail, the next does the full work."""
+    last run left is taken: should this run fail, the next does the full work.
+
+    Rows are compared by their hashes: a row whose hash the other run's rows have counts as
+    theirs. Two different rows would have to share a 64-bit hash for a change to be missed
+    (about one chance in 10^13 per run at 540,000 rows); rows sharing a hash within one run make
+    it compare nothing (the full work)."""
     global _last
     last, _last = _last, None
-    current = frozenset(rows)
-    if last is None or last.graph_id != graph_id:
-        return Changes(rows=current, added=frozenset(), removed=frozenset(), last=None)
-    return Changes(rows=current, added=current - last.rows, removed=last.rows - current, last=last)
+    current = RowSet(rows)
+    if last is None or last.graph_id != graph_id or not current.distinct \
+            or not last.rows.distinct:
+        return Changes(rows=current, added=[], removed=[], last=None)
+    added = current.present - last.rows.present
+    removed = last.rows.present - current.present
+    return Changes(
+        rows=current,
+        added=[row for row, h in zip(rows, current.hashes, strict=True) if h in added]
+        if added else [],
+        removed=[row for row, h in zip(last.rows.rows, last.rows.hashes, strict=True)
+                 if h in removed] if removed else [],
+        last=last,
+    )
 
 
 def cluster_changes(
