@@ -112,17 +112,20 @@ def changes_since_last_run(graph_id: int, rows: list[Row]) -> Changes:
     global _last
     last, _last = _last, None
     current = RowSet(rows)
-    if last is None or last.graph_id != graph_id or not current.distinct \
-            or not last.rows.distinct:
+    if last is None or last.graph_id != graph_id or not current.distinct or not last.rows.distinct:
         return Changes(rows=current, added=[], removed=[], last=None)
     added = current.present - last.rows.present
     removed = last.rows.present - current.present
     return Changes(
         rows=current,
         added=[row for row, h in zip(rows, current.hashes, strict=True) if h in added]
-        if added else [],
-        removed=[row for row, h in zip(last.rows.rows, last.rows.hashes, strict=True)
-                 if h in removed] if removed else [],
+        if added
+        else [],
+        removed=[
+            row for row, h in zip(last.rows.rows, last.rows.hashes, strict=True) if h in removed
+        ]
+        if removed
+        else [],
         last=last,
     )
 

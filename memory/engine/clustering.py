@@ -210,6 +210,9 @@ class ClusteringState:
     candidate_episodes: frozenset[int]
     suspect_episodes: dict[SignatureKey, frozenset[int]]
     authors: dict[int, int | None]
+    link_sizes: Counter[int]
+    """How many shared signatures are on each number of episodes: whether another hub
+    threshold (the graph grew) would make other candidates."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +308,7 @@ def _cluster(
     vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
     links = index.shared_links()
     shared_count = len(links)
+    link_sizes = Counter(len(link.episode_ids) for link in links.values()) if keep_state else None
 
     threshold = settings.hub_threshold(len(episodes))
     candidates = {k: link for k, link in links.items() if len(link.episode_ids) >= threshold}
@@ -353,6 +357,7 @@ def _cluster(
             suspect_episodes={v.signature.key: frozenset(candidates[v.signature.key].episode_ids)
                               for v in verdicts if v.bridged_groups is not None},
             authors=authors_read,
+            link_sizes=link_sizes or Counter(),
         )
     return ClusteringResult(clusters=clusters, audit=audit,
                             suppressed_fact_ids=frozenset(suppressed_facts), state=state)

@@ -18,7 +18,8 @@ An update linked by a signature a changed row carries is in the region by constr
 When it declines (``None``: the caller clusters everything): hub judgments could change. They
 are global — a candidate is a signature on ``hub_threshold`` updates, judged by the rows of all its
 updates, by their authors, and (a suspect) by how many components its updates fall into. So:
-other settings or linking; another threshold (the graph's size moved it); a changed row carrying
+other settings or linking; another threshold (the graph's size moved it) with a signature on a
+number of updates between the two; a changed row carrying
 a candidate's signature or making a new candidate; a changed row in an update of a candidate; an
 author of a candidate's update changed; a suspect kept (its edges would join the components it is
 counted over); a suspect whose new count of components changes its verdict. The counts are
@@ -36,7 +37,7 @@ Contract
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain
@@ -99,9 +100,19 @@ def recluster(
     episodes = sorted({row[0] for row in region_rows})
     before = sum(1 for e in region if e in component_of)
     episode_count = previous.audit["episodes"] - before + len(episodes)
+    sizes = Counter(state.link_sizes)
+    for key in keys:
+        if len(then[key]) > 1:
+            sizes[len(then[key])] -= 1
+        if len(now[key]) > 1:
+            sizes[len(now[key])] += 1
     threshold = settings.hub_threshold(episode_count)
     if threshold != previous.audit["hub_threshold"]:
-        return None
+        # The graph's size moved the threshold: the same candidates only if no signature's
+        # number of updates lies between the two.
+        low, high = sorted((threshold, previous.audit["hub_threshold"]))
+        if any(count > 0 and low <= size < high for size, count in sizes.items()):
+            return None
     if any(len(found) >= threshold for found in now.values()):
         return None  # a new hub candidate
     if state.authors and _authors(episode_authors, state.authors.keys()) != state.authors:
@@ -138,6 +149,7 @@ def recluster(
     audit: dict[str, Any] = dict(previous.audit)
     audit.update(
         episodes=episode_count,
+        hub_threshold=threshold,
         rows=len(rows),
         signatures=audit["signatures"] + sum(bool(now[k]) - bool(then[k]) for k in keys),
         shared_signatures=audit["shared_signatures"]
@@ -159,7 +171,7 @@ def recluster(
         clusters=clusters,
         audit=audit,
         suppressed_fact_ids=previous.suppressed_fact_ids,
-        state=replace(state, verdicts=verdicts, component_of=component_of),
+        state=replace(state, verdicts=verdicts, component_of=component_of, link_sizes=+sizes),
     )
 
 

@@ -92,4 +92,5 @@ def test_reclustering_the_touched_components_gives_what_clustering_everything_gi
             assert incremental == everything
             assert incremental.state.component_of == everything.state.component_of
             assert incremental.state.verdicts == everything.state.verdicts
+            assert incremental.state.link_sizes == everything.state.link_sizes
         previous = incremental or everything
