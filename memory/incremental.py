@@ -11,7 +11,8 @@ its rows with those (two set differences) and then
 * scans for stalled items only the items those rows, and the facts or statuses whose standing
   changed, name (``touched_items``), provided the memo it reads is the one that run wrote.
 
-Either gives exactly what the full computation gives on the same rows. A run in another process
+Either gives exactly what the full computation gives on the same rows (rows are told apart by
+their 64-bit hashes: ``changes_since_last_run``). A run in another process
 (a restarted worker, another graph run in between) finds nothing here and does the full work;
 so does a run as of another time, which neither reads nor leaves anything. The cost: the rows of
 the graph stay referenced between runs with their hashes (a list and a set of ints), and this

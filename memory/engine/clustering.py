@@ -2,7 +2,8 @@
 
 Contract
 --------
-``cluster_episodes(rows, linking, episode_authors, settings=None) -> ClusteringResult``
+``cluster_episodes(rows, linking, episode_authors, settings=None, *, keep_state=False)
+-> ClusteringResult``
 
 ``rows``
     A sequence of ``(episode_id, fact_id, source_id, relation, target_id)`` tuples, one per
@@ -19,6 +20,11 @@ Contract
 ``settings``
     ``ClusteringSettings`` (defaults below; ``ClusteringSettings.from_mapping`` reads a graph's
     stored overrides).
+
+``keep_state``
+    Also keep what clustering again after a change needs (``ClusteringResult.state``, read by
+    ``memory.engine.incremental_clustering.recluster``): every episode's component, the hub
+    verdicts with their candidates' episodes and authors.
 
 Returns ``ClusteringResult(clusters, audit)``: clusters ordered by their smallest episode id, each
 with sorted episode and fact ids and its links; ``audit`` is a JSON-able dict of what was decided
