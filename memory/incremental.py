@@ -4,7 +4,7 @@ the next one works in proportion to what changed (issue #13: the incremental run
 A run keeps, for one graph at a time (the last it ran): its rows, its clustering with the state
 an incremental one reads (``memory.engine.incremental_clustering``), and the inputs of its
 stalled-item detection besides the rows. The next run of that graph in the same process compares
-its rows with those (two set differences) and then
+its rows with those (by their hashes) and then
 
 * clusters again only the components the added and removed rows touch (``recluster``; it
   declines when a hub judgment could change, and everything is clustered as before);
