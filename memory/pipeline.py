@@ -55,6 +55,13 @@ from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
 from memory.held_stalls import held_stall_rewrites
+from memory.incremental import (
+    changes_since_last_run,
+    cluster_changes,
+    remember_run,
+    stall_inputs,
+    touched_stall_items,
+)
 from memory.llm import Breaker, llm_enabled
 from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
@@ -70,6 +77,7 @@ from memory.snapshot import (
     load_stalled_items_memo,
     load_titles,
     on_track_status_ids,
+    stall_kind_ids,
     with_chain_dependencies,
 )
 from memory.spend import Budget
@@ -268,8 +276,15 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         ended_statuses = ended_status_ids(graph, ontology)
 
     with progress.stage("cluster"), paused_gc():
-        clustering = cluster_episodes(settled.rows, linking, snapshot.episode_authors,
-                                      clustering_settings)
+        # After a run of the graph in this process: only the components its changes touch
+        # (memory.incremental); a run as of another time clusters everything.
+        changes = changes_since_last_run(graph.pk, settled.rows) if is_now else None
+        if changes is not None:
+            clustering, changes = cluster_changes(changes, settled.rows, linking,
+                                                  snapshot.episode_authors, clustering_settings)
+        else:
+            clustering = cluster_episodes(settled.rows, linking, snapshot.episode_authors,
+                                          clustering_settings)
         # The graph around the clusters: chains followed beyond their own updates (owners,
         # upstream, what trackers track, reports customers ended) become their evidence.
         context = build_context(settled.rows, clustering.suppressed_fact_ids, settled.done,
@@ -288,12 +303,22 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         stalled_memo: StallMemo | None = None
         examined = 0
         if after_weeks > 0:
+            kinds = stall_kind_ids(graph)
+            memo = load_stalled_items_memo(graph) if is_now else None
             stalled_memo, examined = find_stalled_items(
                 graph, settled.rows, after_weeks=after_weeks, as_of=as_of,
                 boilerplate=clustering.suppressed_fact_ids, shown=shown,
-                unstuck_status_ids=unstuck,
-                memo=load_stalled_items_memo(graph) if is_now else None,
+                unstuck_status_ids=unstuck, memo=memo, kinds=kinds,
+                touched=touched_stall_items(
+                    changes, settled.rows, memo, kinds=kinds, unstuck=unstuck,
+                    boilerplate=clustering.suppressed_fact_ids, shown=shown)
+                if changes is not None else None,
             )
+        if changes is not None:
+            remember_run(graph.pk, changes, clustering, stall_inputs(
+                stalled_memo, kinds=kinds, unstuck=unstuck,
+                boilerplate=clustering.suppressed_fact_ids, shown=shown)
+                if after_weeks > 0 else None)
         # A stall gone quiet inside a published pattern is that pattern's to show (README,
         # "Stalled items"); the others are observations of their own.
         own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
@@ -422,6 +447,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "stalled_within_patterns": len(within),
         "rewritten_for_stalls": len(rewrites),
         "stalled_examined": examined,
+        "reclustered": bool(changes is not None and changes.reclustered),
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
         "updated": sum(1 for c in decisions.created if c.lineage is not None),

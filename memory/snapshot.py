@@ -435,6 +435,7 @@ def find_stalled_items(
     graph: Graph, rows: Sequence[Row], *, after_weeks: int, as_of: datetime,
     boilerplate: Set[int] = frozenset(), shown: Set[int] = frozenset(),
     unstuck_status_ids: Set[int] = frozenset(), memo: StallMemo | None = None,
+    kinds: Set[int] | None = None, touched: Set[int] | None = None,
 ) -> tuple[StallMemo, int]:
     """The graph's stalled work items and issues at ``as_of`` as this run's memo
     (``memory.engine.stalled_memo.detect_stalls``), and how many items were examined: with the
@@ -444,18 +445,28 @@ def find_stalled_items(
 
     ``boilerplate``: the facts clustering suppressed as hubs (a template's standing lines) are
     left out: a weekly template's "blocked on the security review" does not make anything
-    stalled, nor "on the agenda" (issue #13 item 4: boilerplate is never an observation)."""
+    stalled, nor "on the agenda" (issue #13 item 4: boilerplate is never an observation).
+
+    ``kinds``: the items of a kind that stalls (``stall_kind_ids``; read here when not given);
+    ``touched``: the items whose inputs may have changed since ``memo``'s run, when the caller
+    knows (``memory.incremental``): only those are scanned again."""
     if boilerplate:
         rows = [row for row in rows if row[1] not in boilerplate]
-    kinds = set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
-                .values_list("pk", flat=True))
+    if kinds is None:
+        kinds = stall_kind_ids(graph)
     return detect_stalls(
-        rows, kinds, as_of=as_of, after_weeks=after_weeks,
+        rows, kinds, as_of=as_of, after_weeks=after_weeks, touched=touched,
         unstuck_status_ids=unstuck_status_ids, shown=shown, memo=memo,
         load_valid_at=lambda facts: dict(_select_by_ids(Fact, ("id", "valid_at"), facts)),
         load_reference_times=lambda episodes: dict(
             _select_by_ids(Episode, ("id", "reference_time"), episodes)),
     )
+
+
+def stall_kind_ids(graph: Graph) -> set[int]:
+    """The graph's entities of a kind that stalls (``STALL_TYPES``; one query)."""
+    return set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
+               .values_list("pk", flat=True))
 
 
 def load_stalled_items_memo(graph: Graph) -> StallMemo | None:

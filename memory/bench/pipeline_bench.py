@@ -138,6 +138,10 @@ def _timed_run(graph: Graph, server: FakeOpenAI | None, rss: RssPeaks) -> dict[s
         "clusters": c["clusters"], "clustered_episodes": c["clustered_episodes"],
         # Stalled items: views of one item each, beside the clusters (issue #13).
         "stalled": c.get("stalled", 0), "restated": c.get("restated", 0),
+        # Whether the run clustered only the components its changes touched
+        # (memory.incremental), and how many items stalled-item detection examined.
+        "reclustered": c.get("reclustered", False),
+        "stalled_examined": c.get("stalled_examined", 0),
         "created": c["created"], "updated": c["updated"], "untouched": c["untouched"],
         "retired": c["retired"], "summarized": c["created"] + c["updated"],
         "llm_calls": run.llm_calls,

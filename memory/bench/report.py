@@ -328,6 +328,9 @@ def pipeline_sections(result: dict[str, Any]) -> list[tuple[str, list[list[str]]
              f"{inc['created']} / {inc['updated']} / {inc['untouched']:,} / "
              f"{inc.get('restated', 0)} / {inc['retired']}"],
             ["summarized vs untouched", f"{inc['summarized']} vs {inc['untouched']:,}"],
+            ["clustering: touched components only (else all)",
+             "yes" if inc.get("reclustered") else "no"],
+            ["stalled items examined", f"{inc.get('stalled_examined', 0):,}"],
             ["LLM calls", str(inc["llm_calls"])],
         ]),
         ("Issue #3 targets", [[name, _target(check)] for name, check in result["targets"].items()]),

@@ -2,7 +2,8 @@
 
 Contract
 --------
-``cluster_episodes(rows, linking, episode_authors, settings=None) -> ClusteringResult``
+``cluster_episodes(rows, linking, episode_authors, settings=None, *, keep_state=False)
+-> ClusteringResult``
 
 ``rows``
     A sequence of ``(episode_id, fact_id, source_id, relation, target_id)`` tuples, one per
@@ -19,6 +20,11 @@ Contract
 ``settings``
     ``ClusteringSettings`` (defaults below; ``ClusteringSettings.from_mapping`` reads a graph's
     stored overrides).
+
+``keep_state``
+    Also keep what clustering again after a change needs (``ClusteringResult.state``, read by
+    ``memory.engine.incremental_clustering.recluster``): every episode's component, the hub
+    verdicts with their candidates' episodes and authors.
 
 Returns ``ClusteringResult(clusters, audit)``: clusters ordered by their smallest episode id, each
 with sorted episode and fact ids and its links; ``audit`` is a JSON-able dict of what was decided
@@ -93,7 +99,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
 import igraph
@@ -191,6 +197,28 @@ class ClusteringResult:
     suppressed_fact_ids: frozenset[int] = frozenset()
     """The boilerplate: facts left out of every cluster's evidence (and out of the graph that
     structure analysis follows)."""
+    state: ClusteringState | None = field(default=None, compare=False, repr=False)
+    """What the next run needs to recluster only the components its changes touch
+    (``memory.engine.incremental_clustering``); kept only when asked (``keep_state``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusteringState:
+    """A clustering's by-products that an incremental one reads: the settings and linking it
+    ran with, every episode's component (keyed by its smallest episode id, singletons too),
+    the hub verdicts with the episodes of every candidate and suspect, and the authors that
+    judging them read."""
+
+    settings: ClusteringSettings
+    linking: tuple[tuple[str, str], ...]
+    verdicts: tuple[HubVerdict, ...]
+    component_of: dict[int, int]
+    candidate_episodes: frozenset[int]
+    suspect_episodes: dict[SignatureKey, frozenset[int]]
+    authors: dict[int, int | None]
+    link_sizes: Counter[int]
+    """How many shared signatures are on each number of episodes: whether another hub
+    threshold (the graph grew) would make other candidates."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +273,14 @@ def cluster_episodes(
     linking: Mapping[str, str],
     episode_authors: AuthorLookup,
     settings: ClusteringSettings | None = None,
+    *,
+    keep_state: bool = False,
 ) -> ClusteringResult:
     settings = settings or ClusteringSettings()
     if not isinstance(rows, list | tuple):
         rows = list(rows)
     with paused_gc():
-        return _cluster(rows, linking, episode_authors, settings)
+        return _cluster(rows, linking, episode_authors, settings, keep_state=keep_state)
 
 
 @contextmanager
@@ -273,12 +303,18 @@ def _cluster(
     linking: Mapping[str, str],
     episode_authors: AuthorLookup,
     settings: ClusteringSettings,
+    *,
+    keep_state: bool = False,
 ) -> ClusteringResult:
+    authors_read: dict[int, int | None] = {}
+    if keep_state:
+        episode_authors = _recording(episode_authors, authors_read)
     index = SignatureIndex.build(rows, linking)
     episodes = sorted({row[0] for row in rows})
     vertex_of = {episode: vertex for vertex, episode in enumerate(episodes)}
     links = index.shared_links()
     shared_count = len(links)
+    link_sizes = Counter(len(link.episode_ids) for link in links.values()) if keep_state else None
 
     threshold = settings.hub_threshold(len(episodes))
     candidates = {k: link for k, link in links.items() if len(link.episode_ids) >= threshold}
@@ -317,8 +353,41 @@ def _cluster(
         "splits": splits,
         "settings": settings.as_dict(),
     }
+    state = None
+    if keep_state:
+        state = ClusteringState(
+            settings=settings, linking=tuple(sorted(linking.items())), verdicts=tuple(verdicts),
+            component_of=canonical_components(membership, episodes),
+            candidate_episodes=frozenset(e for link in candidates.values()
+                                         for e in link.episode_ids),
+            suspect_episodes={v.signature.key: frozenset(candidates[v.signature.key].episode_ids)
+                              for v in verdicts if v.bridged_groups is not None},
+            authors=authors_read,
+            link_sizes=link_sizes or Counter(),
+        )
     return ClusteringResult(clusters=clusters, audit=audit,
-                            suppressed_fact_ids=frozenset(suppressed_facts))
+                            suppressed_fact_ids=frozenset(suppressed_facts), state=state)
+
+
+def _recording(lookup: AuthorLookup, into: dict[int, int | None]) -> AuthorLookup:
+    """The author lookup, noting every author it gives (what the hub verdicts read)."""
+
+    def authors(episode_ids: Collection[int]) -> Mapping[int, int | None]:
+        found = (dict(lookup(episode_ids)) if callable(lookup)
+                 else {episode: lookup.get(episode) for episode in episode_ids})
+        into.update(found)
+        return found
+
+    return authors
+
+
+def canonical_components(membership: Sequence[int], episodes: Sequence[int]) -> dict[int, int]:
+    """Episode → its component, named by the component's smallest episode id (``episodes`` in
+    ascending order): names that do not depend on how igraph numbered the components."""
+    first: dict[int, int] = {}
+    claim = first.setdefault
+    return {episode: claim(component, episode)
+            for episode, component in zip(episodes, membership, strict=True)}
 
 
 def boilerplate_facts(rows: Sequence[Row], settings: ClusteringSettings) -> set[int]:

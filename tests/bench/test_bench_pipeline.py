@@ -24,6 +24,7 @@ from memory.bench.synthetic import SyntheticGraph, synthetic_graph
 from memory.engine.clustering import ClusteringSettings, cluster_episodes
 from memory.engine.context import build_context, extend_clusters
 from memory.engine.types import Cluster, Row
+from memory.incremental import forget
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation, PipelineRun
 from memory.ontology import default_ontology
 from memory.pipeline import run_pipeline
@@ -167,6 +168,8 @@ def test_the_bench_measures_the_full_and_the_incremental_run_of_the_loaded_graph
     assert (inc["created"], inc["updated"], inc["retired"]) == (0, 1, 1)
     assert inc["untouched"] + inc["restated"] == full["clusters"] + full["stalled"] - 1
     assert inc["summarized"] == 1 and inc["llm_calls"] == 0
+    # It clustered again only the components the new episode touched.
+    assert inc["reclustered"] and not full["reclustered"]
     new_episode = Episode.objects.get(pk=inc["episode"])
     assert synthetic_number(new_episode.external_id) == loaded["episodes"] + 1
     [version] = Observation.objects.filter(created_by_run__uuid=inc["run"])
@@ -184,6 +187,29 @@ def test_the_bench_measures_the_full_and_the_incremental_run_of_the_loaded_graph
                                    "publish"}
     assert memory["tracemalloc_peak_mb_load_and_cluster"] > 0 and memory["max_rss_mb"] > 0
     assert result["targets"]["incremental_summarizes_only_changed"]["met"]
+
+
+@pytest.mark.django_db
+@pytest.mark.stalled
+def test_a_run_that_does_all_the_work_again_finds_what_the_incremental_run_published() -> None:
+    result, graph = bench(1500)
+    full, inc = result["full"], result["incremental"]
+    assert inc["reclustered"] and inc["stalled"] > 0
+    # Stalled items: only those the new episode names are examined again.
+    assert inc["stalled_examined"] < full["stalled_examined"]
+    forget()  # as in another process: clustering and stalled-item detection over every row
+
+    again = run_pipeline(graph)
+
+    assert again is not None and again.status == PipelineRun.Status.SUCCEEDED, again.error
+    assert not again.counts["reclustered"]
+    # Its scan of every row finds each item's digest as the incremental run left it: nothing
+    # to examine again, the same stalls.
+    assert again.counts["stalled_examined"] == 0
+    assert again.counts["stalled"] == inc["stalled"]
+    assert (again.counts["created"], again.counts["updated"], again.counts["retired"]) == (0, 0, 0)
+    assert again.audit["clustering"] == PipelineRun.objects.get(
+        uuid=inc["run"]).audit["clustering"]
 
 
 @pytest.mark.django_db

@@ -16,6 +16,7 @@ from memory.engine.stalled_memo import (
     detect_stalls,
     memo_as_bytes,
     memo_from_bytes,
+    touched_items,
 )
 from memory.engine.types import Row
 
@@ -41,13 +42,24 @@ class World:
         self.written.setdefault(episode, when)
 
     def detect(self, as_of: datetime, memo: StallMemo | None = None,
-               after_weeks: int = 3) -> tuple[StallMemo, int]:
+               after_weeks: int = 3, touched: set[int] | None = None) -> tuple[StallMemo, int]:
         return detect_stalls(
             self.rows, self.kinds, as_of=as_of, after_weeks=after_weeks,
             unstuck_status_ids=UNSTUCK, shown=self.shown, memo=memo,
             load_valid_at=lambda facts: _only(self.valid_at, facts),
             load_reference_times=lambda episodes: _only(self.written, episodes),
+            touched=touched,
         )
+
+    def touched_since(self, before: World) -> set[int]:
+        """The items a run told what changed since ``before`` would scan again."""
+        now, then = set(self.rows), set(before.rows)
+        return touched_items([*(now - then), *(then - now)], self.rows,
+                             facts=self.shown ^ before.shown, items=self.kinds ^ before.kinds)
+
+    def copy(self) -> World:
+        return World(list(self.rows), dict(self.valid_at), dict(self.written), set(self.kinds),
+                     set(self.shown))
 
 
 def _only(values: Mapping[int, datetime], ids: set[int]) -> dict[int, datetime]:
@@ -220,3 +232,50 @@ def test_incremental_detection_finds_what_full_detection_finds_on_a_changed_grap
         assert incremental == full
         assert examined <= everything
         memo = memo_from_bytes(memo_as_bytes(incremental))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_detection_scanning_only_the_touched_items_finds_what_full_detection_finds(
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    world = random_world(rng)
+    memo, _ = world.detect(NOW)
+    as_of = NOW
+    for _ in range(4):
+        before = world.copy()
+        change(world, rng)
+        as_of += timedelta(days=rng.choice((0.01, 1, 4, 9, 30)))
+
+        incremental, _ = world.detect(as_of, memo, touched=world.touched_since(before))
+        full, _ = world.detect(as_of)
+
+        assert incremental == full
+        memo = memo_from_bytes(memo_as_bytes(incremental))
+
+
+def test_a_run_told_nothing_changed_keeps_every_digest_and_examines_nothing() -> None:
+    world = small_world()
+    first, _ = world.detect(NOW)
+
+    again, examined = world.detect(NOW + timedelta(hours=1), first, touched=set())
+
+    assert examined == 0
+    assert again.digests == first.digests
+    assert sorted(again.stalls) == [1, 2, 5]
+
+
+def test_a_new_status_touches_its_item_only() -> None:
+    world = small_world()
+    before = world.copy()
+    world.say(30, 130, 4, "HAS_STATUS", DONE, NOW)
+
+    assert world.touched_since(before) == {4, DONE}
+
+
+def test_a_fact_a_pattern_now_shows_touches_the_items_its_rows_name() -> None:
+    world = small_world()
+    before = world.copy()
+    world.shown.add(101)
+
+    assert world.touched_since(before) == {2, 3}
