@@ -49,6 +49,7 @@ from memory.engine.stalled import (
     stall_cluster,
     stall_structure,
     stalls_to_show,
+    tracking_facts,
     with_held_stalls,
 )
 from memory.engine.stalled_memo import StallMemo
@@ -69,6 +70,7 @@ from memory.snapshot import (
     load_stall_anchors,
     load_stalled_items_memo,
     load_titles,
+    load_work_item_ids,
     on_track_status_ids,
     with_chain_dependencies,
 )
@@ -296,10 +298,15 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
             )
         # A stall gone quiet inside a published pattern is that pattern's to show (README,
         # "Stalled items"); the others are observations of their own.
-        own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
-            if stalled_memo is not None else ((), ())
+        # One stall per message (the ticket's, naming the problem it reports); a quiet tracker
+        # whose tracking a pattern shows is that pattern's to hold.
+        trackers = tracking_facts(settled.rows, shown) if stalled_memo is not None else {}
+        own, within = stalls_to_show(
+            stalled_memo.stalls.values(), shown, after_weeks, trackers=trackers,
+            preferred=load_work_item_ids(graph, stalled_memo.stalls.keys()),
+        ) if stalled_memo is not None else ((), ())
         stalls = {stall.item_id: stall for stall in own}
-        held = held_by_patterns(found, within)  # each pattern shows the quiet stalls it holds
+        held = held_by_patterns(found, within, trackers)  # each pattern holds its quiet stalls
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():

@@ -458,6 +458,13 @@ def find_stalled_items(
     )
 
 
+def load_work_item_ids(graph: Graph, ids: Collection[int]) -> set[int]:
+    """Which of the stalled items ``ids`` are work items (tickets, bugs, issues of a tracker:
+    they have an address), not problems read from messages."""
+    return {pk for chunk in _chunks(sorted(ids)) for pk in Entity.objects.filter(
+        graph=graph, type="WorkItem", pk__in=chunk).values_list("pk", flat=True)}
+
+
 def load_stalled_items_memo(graph: Graph) -> StallMemo | None:
     """The memo the graph's last run left (``None``: none, or of an older format)."""
     row = StalledItemsMemo.objects.filter(graph=graph).values_list("data", flat=True).first()

@@ -581,6 +581,11 @@ class _Writer:
         text = f"{label} has been {self.stall_words(stall)}"
         if stall.state == REPORTED_STATE:
             text += f"; reported by {self.listing([self.ref(e) for e in stall.other_ids])}"
+        if stall.also_ids:  # one message, its ticket and the problem it reports: one stall
+            problems = self.listing([self.ref(e) for e in stall.also_ids])
+            name = name.replace(f"{subject} ", f"{subject} reports {problems}, ", 1).replace(
+                ", reported and open since", ", open since", 1)
+            text += f"; it reports {problems}"
         return name, [self.claim(text, stall.fact_ids)]
 
     def stall_state(self, stall: Stall) -> str:

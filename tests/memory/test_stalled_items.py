@@ -251,3 +251,25 @@ def test_a_stall_crosses_when_it_has_both_lasted_and_gone_quiet() -> None:
     assert crossed_after(stall, now - timedelta(weeks=2), 3)
     assert not crossed_after(stall, now - timedelta(days=6), 3)
     assert crossed_after(stall, None, 3)
+
+
+def test_a_support_message_reporting_a_problem_and_naming_its_ticket_is_one_stalled_item(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    """One message, its ticket and the problem it reports: one stall, the ticket's (it has the
+    address), naming the problem inside — not a look-alike card for each."""
+    ingest(graph, [{
+        "external_id": "bw-9262", "author": "kensaiD2591", "reference_time": weeks_ago(80),
+        "source": "support:bitwarden/clients", "url": "https://github.com/bitwarden/clients/issues/9262",
+        "content": "# Application Not Letting Me Log In (refusing to accept correct credentials) "
+                   "#9262\n\n### Steps To Reproduce\n\n1. Open the Application\n2. Enter the "
+                   "Master Password\n3. Application then refuses and says it's an incorrect "
+                   "combo of email/password\n\n### Actual Result\n\nNo activity. Login fails.",
+    }])
+
+    run(graph)
+
+    (only,) = stalled(graph)
+    assert only.name.startswith("bitwarden/clients#9262 reports "), only.name
+    assert len(only.structure["stalled"]["also"]) == 1
+    assert only.episodes.count() == 1
