@@ -374,9 +374,12 @@ def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict
             if entity_id is None:
                 continue
             if entity_id not in latest or (reference_time, pk) > latest[entity_id][:2]:
-                latest[entity_id] = (reference_time, pk, title)
-    return {entity_id: keyed[entity_id]._replace(title=title)
-            for entity_id, (_, _, title) in latest.items()}
+                latest[entity_id] = (reference_time, pk, title,
+                                     tuple(named.get("labels") or ()),
+                                     str(named.get("priority") or ""))
+    # The labels and priority the same update gave (metadata: what tells one item from another).
+    return {entity_id: keyed[entity_id]._replace(title=title, labels=labels, priority=priority)
+            for entity_id, (_, _, title, labels, priority) in latest.items()}
 
 
 def _select_by_ids(

@@ -144,6 +144,12 @@ class Stall:
     """Other items whose stalls had the same updates as evidence (``one_stall_per_evidence``):
     the problem a support message reports with its ticket ("bitwarden/clients#9262 reports
     Login Failures"), named inside this one."""
+    priority: str = ""
+    """The item's priority in its tracker ("P1"), where its importer kept it (``EntityInfo``):
+    set when its observation is written (``stall_structure``), not when it is found."""
+    labels: tuple[str, ...] = ()
+    """The item's labels, keywords and milestone in its tracker, likewise: what tells forty
+    stalled issues of one week apart ("priority-critical", "milestone needsdiagnosis")."""
 
     @property
     def weeks(self) -> int:
@@ -164,6 +170,8 @@ class Stall:
             "weeks_counted": self.weeks_counted,
             "last_said": self.last_said.isoformat() if self.last_said else None,
             "also": list(self.also_ids),
+            "priority": self.priority,
+            "labels": list(self.labels),
         }
 
 
@@ -385,6 +393,8 @@ def stall_structure(
     """The ``stalled`` kind: the item, what keeps it there, and the updates that show it."""
     entity_ids = _ids((stall.item_id, *stall.other_ids, *stall.also_ids))
     times = [episodes[e].reference_time for e in cluster.episode_ids if e in episodes]
+    if (item := entities.get(stall.item_id)) is not None and (item.priority or item.labels):
+        stall = replace(stall, priority=item.priority, labels=tuple(item.labels))
     return Structure(
         kind=STALLED,
         entity_ids=entity_ids,
