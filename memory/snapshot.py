@@ -19,6 +19,7 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
+from memory.engine.stalled import WORK_ITEM
 from memory.engine.stalled_memo import StallMemo, detect_stalls, memo_from_bytes
 from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
@@ -465,7 +466,7 @@ def load_work_item_ids(graph: Graph, ids: Collection[int]) -> set[int]:
     """Which of the stalled items ``ids`` are work items (tickets, bugs, issues of a tracker:
     they have an address), not problems read from messages."""
     return {pk for chunk in _chunks(sorted(ids)) for pk in Entity.objects.filter(
-        graph=graph, type="WorkItem", pk__in=chunk).values_list("pk", flat=True)}
+        graph=graph, type=WORK_ITEM, pk__in=chunk).values_list("pk", flat=True)}
 
 
 def load_stalled_items_memo(graph: Graph) -> StallMemo | None:

@@ -81,6 +81,9 @@ STATUS = "status"
 REPORTED_STATE = "reported"
 AGENDA = "agenda"
 STATES = (BLOCKED, STATUS, REPORTED_STATE, AGENDA)
+WORK_ITEM = "WorkItem"
+"""A tracker's item (a ticket, a bug): it has an address; a problem read from messages is an
+``Issue``."""
 
 DEFAULT_AFTER_WEEKS = 3
 """The graph setting ``stalled_after_weeks``'s default."""

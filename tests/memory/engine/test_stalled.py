@@ -483,3 +483,27 @@ def test_a_tracker_someone_keeps_moving_is_still_its_own_stall() -> None:
                             trackers={TRACKER: frozenset({51})})
 
     assert own == (said(stall, 1),)
+
+
+def test_one_update_naming_two_tickets_is_one_stall_naming_both() -> None:
+    """A maintainer's "Looks like a duplicate of #5116" in the thread of #5287: one stall, the
+    two tickets in its name (neither "reports" the other)."""
+    other = 23
+    found = find_stalls([ItemState(TICKET, reports=(StateFact(31, KENSAI, weeks_ago(80), (300,)),)),
+                         ItemState(other, reports=(StateFact(32, KENSAI, weeks_ago(80), (300,)),))],
+                        NOW, 3, UNSTUCK)
+    (stall,) = one_stall_per_evidence(found, preferred={TICKET, other})
+    entities = {TICKET: EntityInfo(TICKET, "docker/for-mac#5287", "WorkItem"),
+                other: EntityInfo(other, "docker/for-mac#5116", "WorkItem"),
+                KENSAI: EntityInfo(KENSAI, "thaJeztah", "Customer")}
+    cluster = stall_cluster(stall)
+    episodes = {300: EpisodeInfo(300, stall.since)}
+    facts = {31: FactInfo(31, KENSAI, "REPORTED", TICKET, (300,)),
+             32: FactInfo(32, KENSAI, "REPORTED", other, (300,))}
+
+    summary = summarize_with_template(stall_structure(stall, cluster, entities, episodes), facts,
+                                      entities, episodes)
+
+    assert summary.name.startswith("docker/for-mac#5287 and docker/for-mac#5116 reported and "
+                                   "open since ")
+    assert "the same update names docker/for-mac#5116" in summary.summary
