@@ -428,6 +428,9 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "stalled": len(stalls),
         "stalled_within_patterns": len(within),
         "rewritten_for_stalls": len(rewrites),
+        # Trackers' own quiet stalls held by their tracker patterns (since 2026-12-05): a run
+        # after one from before looks at every pattern holding stalls once.
+        "stalled_trackers_held": sum(1 for stall in within if stall.item_id in trackers),
         "stalled_examined": examined,
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),
         "created": sum(1 for c in decisions.created if c.lineage is None),
