@@ -18,9 +18,22 @@ from collections.abc import Iterable
 
 UNKNOWN = 9
 """The rank of an item whose tracker gives no priority (after every ranked one)."""
-_WORDS = {"blocker": 0, "urgent": 1, "critical": 1, "highest": 1, "high": 2, "important": 2,
-          "major": 2, "normal": 3, "medium": 3, "moderate": 3, "minor": 4, "low": 4,
-          "lowest": 5, "trivial": 5}
+_WORDS = {
+    "blocker": 0,
+    "urgent": 1,
+    "critical": 1,
+    "highest": 1,
+    "high": 2,
+    "important": 2,
+    "major": 2,
+    "normal": 3,
+    "medium": 3,
+    "moderate": 3,
+    "minor": 4,
+    "low": 4,
+    "lowest": 5,
+    "trivial": 5,
+}
 _NUMBERED = re.compile(r"p([0-5])")
 """Bugzilla's and Jira's P1…P5 (P0 the most urgent where a tracker has one)."""
 _LABEL = re.compile(r"(priority|prio|severity|sev)[-:/ _]+(\w+)")
@@ -55,8 +68,10 @@ def urgency(priority: str, labels: Iterable[str] = ()) -> tuple[int, int]:
     first, a ``priority-…`` label otherwise."""
     ranks, _ = _labelled(labels)
     field = _rank(priority) if priority else None
-    return (field if field is not None else ranks.get("priority", UNKNOWN),
-            ranks.get("severity", UNKNOWN))
+    return (
+        field if field is not None else ranks.get("priority", UNKNOWN),
+        ranks.get("severity", UNKNOWN),
+    )
 
 
 def priority_word(priority: str, labels: Iterable[str] = ()) -> str:
