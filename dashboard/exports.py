@@ -100,9 +100,11 @@ def markdown(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
         for n, b in enumerate(review.blockers, start=1)
     ])
     section("Stalled", [
-        f"- **{md(r.stall.item.name)}** — {md(_stall_words(r))} · "
-        f"{_observation(graph, r.observation, link)}"
-        for r in review.stalled
+        *(f"- {md(g.text)}" for g in review.stalled_groups),
+        *(f"- **{md(r.stall.item.name)}**"
+          + (f" ({md(r.stall.marks_text)})" if r.stall.marks_text else "")
+          + f" — {md(_stall_words(r))} · {_observation(graph, r.observation, link)}"
+          for r in review.stalled),
     ])
     section("New this week", [
         f"- {_observation(graph, c.observation, link)} — "

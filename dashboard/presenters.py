@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 
 from dashboard.support_queue import QueueSummary
+from memory.engine.item_priority import priority_word, urgency
 from memory.engine.stalled import weeks_between
 from memory.engine.template_summary import duration, status_words
 from memory.engine.types import CHAIN_KEY
@@ -286,6 +287,27 @@ class StallSummary:
     last_said: datetime | None = None
     """When an update last stated its state, where known (a quiet stall a pattern holds: long
     ago)."""
+    priority: str = ""
+    """The tracker's priority field ("P3"), where its importer kept it."""
+    labels: tuple[str, ...] = ()
+    """The tracker's labels, keywords and milestone: what tells one stalled item from another."""
+
+    @property
+    def urgency(self) -> tuple[int, int]:
+        """(priority rank, severity rank): lower first (``memory.engine.item_priority``)."""
+        return urgency(self.priority, self.labels)
+
+    @property
+    def priority_word(self) -> str:
+        """ "P3", "critical", or "" (none given)."""
+        return priority_word(self.priority, self.labels)
+
+    @property
+    def marks_text(self) -> str:
+        """ "P3 · perf · testcase", "priority-critical · milestone needsdiagnosis": the
+        tracker's priority and labels, as it wrote them."""
+        return " · ".join((*((f"priority {self.priority}",) if self.priority else ()),
+                           *self.labels))
 
     @property
     def duration_text(self) -> str:
@@ -351,6 +373,8 @@ def _stall_summary(stall: Mapping[str, Any], names: Mapping[str, str],
         item=_ref(stall["item"], refs, names), state=words.get(state, state), since=since,
         weeks=weeks_between(since, at), agenda=agenda,
         last_said=datetime.fromisoformat(last_said) if last_said else None,
+        priority=str(stall.get("priority") or ""),
+        labels=tuple(str(label) for label in stall.get("labels") or ()),
     )
 
 

@@ -22,6 +22,7 @@ CSV exports (``dashboard.exports``) all render that one object.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -319,7 +320,7 @@ class WeeklyReview:
     found_later: list[ObservationChange] = field(default_factory=list)
     blockers: list[BlockerRow] = field(default_factory=list)
     stalled: list[StalledRow] = field(default_factory=list)
-    """Longest first."""
+    """By the tracker's priority, then longest first."""
     fact_groups: list[FactGroup] = field(default_factory=list)
     authors: list[AuthorRow] = field(default_factory=list)
     quiet: list[QuietWorkstream] = field(default_factory=list)
@@ -327,6 +328,11 @@ class WeeklyReview:
     @property
     def hindsight(self) -> bool:
         return self.view == HINDSIGHT
+
+    @property
+    def stalled_groups(self) -> list[StalledGroup]:
+        """Stalls of one source in one state since the same week, summed up."""
+        return stalled_groups(self.stalled)
 
     @property
     def fact_changes(self) -> int:
@@ -643,8 +649,71 @@ def _stalled(rows: WeekRows, view: View) -> list[StalledRow]:
             found.append(StalledRow(stall=stall, observation=o))
     own = {r.stall.item.name for r in found}
     found += [r for r in held if r.stall.item.name not in own]
-    found.sort(key=lambda r: (r.stall.since, r.stall.item.name))
+    # The tracker's priority first (then severity), then the longest stalled: forty issues of
+    # one week read apart by what their tracker says of them.
+    found.sort(key=lambda r: (r.stall.urgency, r.stall.since, r.stall.item.name))
     return found
+
+
+GROUPED_AT_LEAST = 3
+"""Stalls of one source in one state since the same week are summed up in one line from this
+many on."""
+
+
+@dataclass(frozen=True, slots=True)
+class StalledGroup:
+    """Stalls of one source in one state since the same week: "40 webcompat/web-bugs items
+    open since 17–18 Apr 2021: 2 critical, 6 important, 7 normal, 25 with no priority"."""
+
+    source: str
+    state: str
+    rows: tuple[StalledRow, ...]
+
+    @property
+    def text(self) -> str:
+        first = min(r.stall.since for r in self.rows)
+        last = max(r.stall.since for r in self.rows)
+        if first.date() == last.date():
+            days = f"{first:%-d %b %Y}"
+        elif (first.year, first.month) == (last.year, last.month):
+            days = f"{first:%-d}–{last:%-d %b %Y}"
+        else:
+            days = f"{first:%-d %b} – {last:%-d %b %Y}"
+        counts: dict[str, int] = {}
+        for row in sorted(self.rows, key=lambda r: r.stall.urgency):
+            word = row.stall.priority_word or "with no priority"
+            counts[word] = counts.get(word, 0) + 1
+        parts = ", ".join(f"{n} {word}" for word, n in counts.items())
+        noun = "bugs" if self.source == "Bug" else f"{self.source} items"
+        return f"{len(self.rows)} {noun} {self.state} since {days}: {parts}"
+
+
+def stall_source(name: str) -> str:
+    """The tracker a stalled item's key names: "webcompat/web-bugs" for
+    "webcompat/web-bugs#71058", "Bug" for "Bug 447581", "ATL" for "ATL-12"; "" for an item
+    named in words (never grouped)."""
+    if (found := _KEY.fullmatch(name.strip())) is None:
+        return ""
+    return next(group for group in found.groups() if group)
+
+
+_KEY = re.compile(r"([\w.-]+/[\w.-]+)#\d+|(Bug) \d+|([A-Z][A-Z0-9]+)-\d+")
+
+
+def stalled_groups(rows: Iterable[StalledRow]) -> list[StalledGroup]:
+    """The stalls of one source in one state whose states began in the same week (Monday to
+    Sunday), ``GROUPED_AT_LEAST`` or more of them: largest first."""
+    groups: dict[tuple[str, str, tuple[int, int]], list[StalledRow]] = {}
+    for row in rows:
+        if row.held or row.stall.agenda:
+            continue
+        if not (source := stall_source(row.stall.item.name)):
+            continue
+        week = row.stall.since.isocalendar()[:2]
+        groups.setdefault((source, row.stall.state, week), []).append(row)
+    found = [StalledGroup(source, state, tuple(found))
+             for (source, state, _), found in groups.items() if len(found) >= GROUPED_AT_LEAST]
+    return sorted(found, key=lambda g: (-len(g.rows), g.source, g.state))
 
 
 # --- Facts that began or ended ----------------------------------------------------------------

@@ -85,6 +85,11 @@ def stall_fields(stall: dict[str, Any], names: dict[str, str]) -> dict[str, Any]
         "weeks": stall["weeks"],
         "weeks_mentioned": stall.get("weeks_mentioned") or None,
         "weeks_counted": stall.get("weeks_counted") or None,
+        # What its tracker says of it (metadata its importer kept, never facts).
+        "priority": stall.get("priority") or None,
+        "labels": list(stall.get("labels") or []),
+        # The problems a message reports with its ticket, named inside the ticket's stall.
+        "reports": [names.get(str(o), str(o)) for o in stall.get("also") or []],
     }
 
 

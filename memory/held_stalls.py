@@ -80,7 +80,8 @@ def last_run_started(run: PipelineRun, after_weeks: int) -> datetime | None:
     """When the graph's last successful run of now before ``run`` started; ``None`` when there
     was none, it ran with another threshold (what is stalled changed all at once), or it
     predates held stalls (its counts have no ``rewritten_for_stalls``: its patterns were
-    written without them)."""
+    written without them) or trackers' own stalls held by their tracker patterns (no
+    ``stalled_trackers_held``: a [meta] bug's stall was a card of its own then)."""
     last = PipelineRun.objects.filter(
         graph_id=run.graph_id, status=PipelineRun.Status.SUCCEEDED, as_of__isnull=True,
     ).exclude(pk=run.pk).order_by("-started_at").values_list(
@@ -88,7 +89,7 @@ def last_run_started(run: PipelineRun, after_weeks: int) -> datetime | None:
     if last is None:
         return None
     started, settings, counts = last
-    if int((settings or {}).get("stalled_after_weeks") or 0) != after_weeks or (
-            "rewritten_for_stalls" not in (counts or {})):
+    if int((settings or {}).get("stalled_after_weeks") or 0) != after_weeks or not {
+            "rewritten_for_stalls", "stalled_trackers_held"} <= (counts or {}).keys():
         return None
     return started

@@ -35,7 +35,7 @@ import codecs
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -289,6 +289,33 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     )
 
 
+MAX_LABELS = 50
+MAX_LABEL_LENGTH = 200
+
+
+def _item_metadata(where: str, item: Mapping[str, Any]) -> dict[str, Any]:
+    """A tracker item's ``labels`` (strings) and ``priority`` (a string), kept as they were
+    given: metadata of the episode, never facts (absent when empty: earlier records hash as
+    they did)."""
+    found: dict[str, Any] = {}
+    labels = item.get("labels")
+    if labels is not None:
+        if not isinstance(labels, list) or len(labels) > MAX_LABELS or not all(
+                isinstance(label, str) and len(label) <= MAX_LABEL_LENGTH for label in labels):
+            raise InvalidEpisode(f"{where}.labels", f"must be a list of at most {MAX_LABELS} "
+                                 f"strings of at most {MAX_LABEL_LENGTH} characters")
+        if kept := [" ".join(label.split()) for label in labels if label.strip()]:
+            found["labels"] = kept
+    priority = item.get("priority")
+    if priority is not None:
+        if not isinstance(priority, str) or len(priority) > MAX_LABEL_LENGTH:
+            raise InvalidEpisode(f"{where}.priority",
+                                 f"must be a string of at most {MAX_LABEL_LENGTH} characters")
+        if priority.strip():
+            found["priority"] = priority.strip()
+    return found
+
+
 def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any] | None:
     entities_raw = record.get("entities")
     facts_raw = record.get("facts")
@@ -320,6 +347,7 @@ def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any
                                          "characters")
                 if title.strip():  # absent otherwise: earlier records hash as they did
                     entity["title"] = " ".join(title.split())
+            entity.update(_item_metadata(where, item))
             entities.append(entity)
     facts = []
     if facts_raw is not None:

@@ -49,6 +49,7 @@ from memory.engine.stalled import (
     stall_cluster,
     stall_structure,
     stalls_to_show,
+    tracking_facts,
     with_held_stalls,
 )
 from memory.engine.stalled_memo import StallMemo
@@ -76,6 +77,7 @@ from memory.snapshot import (
     load_stall_anchors,
     load_stalled_items_memo,
     load_titles,
+    load_work_item_ids,
     on_track_status_ids,
     stall_kind_ids,
     with_chain_dependencies,
@@ -321,10 +323,15 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 if after_weeks > 0 else None)
         # A stall gone quiet inside a published pattern is that pattern's to show (README,
         # "Stalled items"); the others are observations of their own.
-        own, within = stalls_to_show(stalled_memo.stalls.values(), shown, after_weeks) \
-            if stalled_memo is not None else ((), ())
+        # One stall per message (the ticket's, naming the problem it reports); a quiet tracker
+        # whose tracking a pattern shows is that pattern's to hold.
+        trackers = tracking_facts(settled.rows, shown) if stalled_memo is not None else {}
+        own, within = stalls_to_show(
+            stalled_memo.stalls.values(), shown, after_weeks, trackers=trackers,
+            preferred=load_work_item_ids(graph, stalled_memo.stalls.keys()),
+        ) if stalled_memo is not None else ((), ())
         stalls = {stall.item_id: stall for stall in own}
-        held = held_by_patterns(found, within)  # each pattern shows the quiet stalls it holds
+        held = held_by_patterns(found, within, trackers)  # each pattern holds its quiet stalls
         views = tuple(stall_cluster(stall) for stall in stalls.values())
 
     with progress.stage("reconcile"), paused_gc():
@@ -446,6 +453,9 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "stalled": len(stalls),
         "stalled_within_patterns": len(within),
         "rewritten_for_stalls": len(rewrites),
+        # Trackers' own quiet stalls held by their tracker patterns (since 2026-12-05): a run
+        # after one from before looks at every pattern holding stalls once.
+        "stalled_trackers_held": sum(1 for stall in within if stall.item_id in trackers),
         "stalled_examined": examined,
         "reclustered": bool(changes is not None and changes.reclustered),
         "clustered_episodes": clustering.audit.get("clustered_episodes", 0),

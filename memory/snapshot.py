@@ -19,6 +19,7 @@ from django.db.models import Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
+from memory.engine.stalled import WORK_ITEM
 from memory.engine.stalled_memo import StallMemo, detect_stalls, memo_from_bytes
 from memory.engine.template_summary import looks_like_key
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
@@ -374,9 +375,12 @@ def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict
             if entity_id is None:
                 continue
             if entity_id not in latest or (reference_time, pk) > latest[entity_id][:2]:
-                latest[entity_id] = (reference_time, pk, title)
-    return {entity_id: keyed[entity_id]._replace(title=title)
-            for entity_id, (_, _, title) in latest.items()}
+                latest[entity_id] = (reference_time, pk, title,
+                                     tuple(named.get("labels") or ()),
+                                     str(named.get("priority") or ""))
+    # The labels and priority the same update gave (metadata: what tells one item from another).
+    return {entity_id: keyed[entity_id]._replace(title=title, labels=labels, priority=priority)
+            for entity_id, (_, _, title, labels, priority) in latest.items()}
 
 
 def _select_by_ids(
@@ -467,6 +471,13 @@ def stall_kind_ids(graph: Graph) -> set[int]:
     """The graph's entities of a kind that stalls (``STALL_TYPES``; one query)."""
     return set(Entity.objects.filter(graph=graph, type__in=STALL_TYPES)
                .values_list("pk", flat=True))
+
+
+def load_work_item_ids(graph: Graph, ids: Collection[int]) -> set[int]:
+    """Which of the stalled items ``ids`` are work items (tickets, bugs, issues of a tracker:
+    they have an address), not problems read from messages."""
+    return {pk for chunk in _chunks(sorted(ids)) for pk in Entity.objects.filter(
+        graph=graph, type=WORK_ITEM, pk__in=chunk).values_list("pk", flat=True)}
 
 
 def load_stalled_items_memo(graph: Graph) -> StallMemo | None:

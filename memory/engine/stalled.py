@@ -34,8 +34,11 @@ Contract
     never stalled.
 ``find_stalls(items, as_of, after_weeks, unstuck_status_ids, shown) -> tuple[Stall, ...]``
     The stalled ones, by item id.
-``stalls_to_show(stalls, shown, after_weeks) -> (own, within)``
-    The stalls shown as observations of their own, and the quiet ones a published pattern holds.
+``one_stall_per_evidence(stalls, preferred) -> tuple[Stall, ...]``
+    Stalls found from the very same updates made one (the ticket's, naming the problem).
+``stalls_to_show(stalls, shown, after_weeks, preferred=, trackers=) -> (own, within)``
+    The stalls shown as observations of their own, and the quiet ones a published pattern
+    holds (a quiet tracker's own stall among them when its tracking is shown).
 ``held_by_patterns(clusters, stalls) -> {cluster key: stalls}``
     Which pattern holds each of the quiet stalls ``within`` a pattern, oldest first: the
     pattern shows them ("Bug 446261 has been in status NEW since 20 Jul 2008", README,
@@ -62,7 +65,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from memory.engine.structure import DEPENDS_ON, HAS_STATUS, PERSON, REPORTED, Structure
+from memory.engine.structure import (
+    DEPENDS_ON,
+    HAS_STATUS,
+    PERSON,
+    REPORTED,
+    TRACKS,
+    Structure,
+)
 from memory.engine.types import Cluster, EntityInfo, EpisodeInfo
 
 STALLED = "stalled"
@@ -71,6 +81,9 @@ STATUS = "status"
 REPORTED_STATE = "reported"
 AGENDA = "agenda"
 STATES = (BLOCKED, STATUS, REPORTED_STATE, AGENDA)
+WORK_ITEM = "WorkItem"
+"""A tracker's item (a ticket, a bug): it has an address; a problem read from messages is an
+``Issue``."""
 
 DEFAULT_AFTER_WEEKS = 3
 """The graph setting ``stalled_after_weeks``'s default."""
@@ -130,6 +143,16 @@ class Stall:
     last_said: datetime | None = None
     """When an update last stated it (the latest of ``episode_ids``), where known: a stall
     nobody has restated for ``after_weeks`` weeks has gone quiet (``is_quiet``)."""
+    also_ids: tuple[int, ...] = ()
+    """Other items whose stalls had the same updates as evidence (``one_stall_per_evidence``):
+    the problem a support message reports with its ticket ("bitwarden/clients#9262 reports
+    Login Failures"), named inside this one."""
+    priority: str = ""
+    """The item's priority in its tracker ("P1"), where its importer kept it (``EntityInfo``):
+    set when its observation is written (``stall_structure``), not when it is found."""
+    labels: tuple[str, ...] = ()
+    """The item's labels, keywords and milestone in its tracker, likewise: what tells forty
+    stalled issues of one week apart ("priority-critical", "milestone needsdiagnosis")."""
 
     @property
     def weeks(self) -> int:
@@ -149,6 +172,9 @@ class Stall:
             "weeks_mentioned": self.weeks_mentioned,
             "weeks_counted": self.weeks_counted,
             "last_said": self.last_said.isoformat() if self.last_said else None,
+            "also": list(self.also_ids),
+            "priority": self.priority,
+            "labels": list(self.labels),
         }
 
 
@@ -241,20 +267,70 @@ def is_quiet(stall: Stall, after_weeks: int) -> bool:
         int(after_weeks), 1) * WEEK
 
 
+def one_stall_per_evidence(
+    stalls: Iterable[Stall], preferred: Set[int] = frozenset()
+) -> tuple[Stall, ...]:
+    """One stall per set of updates: stalls found from the very same updates (one message that
+    reports a problem and names its ticket makes a ``reported`` stall of each) are one stall,
+    the one of the item in ``preferred`` (the work item: the ticket, which has the address),
+    else of the smallest item id, holding the others' facts and naming their items
+    (``Stall.also_ids``). Two views never share their evidence (the lifecycle's contract);
+    the result is by item id, whatever the order of ``stalls``."""
+    groups: dict[tuple[int, ...], list[Stall]] = {}
+    for stall in sorted(stalls, key=lambda s: s.item_id):
+        groups.setdefault(stall.episode_ids or (-stall.item_id,), []).append(stall)
+    kept: list[Stall] = []
+    for group in groups.values():
+        if len(group) == 1:
+            kept.append(group[0])
+            continue
+        first = min(group, key=lambda s: (s.item_id not in preferred, s.item_id))
+        others = [s for s in group if s is not first]
+        kept.append(replace(
+            first,
+            fact_ids=_ids(f for s in group for f in s.fact_ids),
+            other_ids=_ids((*first.other_ids, *(o for s in others
+                                                 if s.state == first.state
+                                                 for o in s.other_ids))),
+            also_ids=_ids((*first.also_ids, *(s.item_id for s in others),
+                           *(a for s in others for a in s.also_ids))),
+        ))
+    return tuple(sorted(kept, key=lambda s: s.item_id))
+
+
+def tracking_facts(
+    rows: Iterable[tuple[int, int, int, str, int]], shown: Set[int]
+) -> dict[int, frozenset[int]]:
+    """Item → the ``TRACKS`` facts it is the source of that a pattern shows: a tracker whose
+    tracking is a published pattern ("Bug 447581 “… [meta]” tracking 102 items")."""
+    found: dict[int, set[int]] = {}
+    for _episode, fact, source, relation, _target in rows:
+        if relation == TRACKS and fact in shown:
+            found.setdefault(source, set()).add(fact)
+    return {item: frozenset(facts) for item, facts in found.items()}
+
+
 def stalls_to_show(
-    stalls: Iterable[Stall], shown: Set[int], after_weeks: int
+    stalls: Iterable[Stall], shown: Set[int], after_weeks: int, *,
+    preferred: Set[int] = frozenset(), trackers: Mapping[int, Set[int]] | None = None,
 ) -> tuple[tuple[Stall, ...], tuple[Stall, ...]]:
     """(the stalls shown as observations of their own, the stalls shown within a pattern).
 
-    A stall that has gone quiet (``is_quiet``) and whose every fact is already a published
-    pattern's evidence is the pattern's to show: the pattern holds the item and the update
-    that last said its state, and its window says how long ago that was. A stall someone keeps
-    restating, or that no pattern holds (a tracker's item alone, "in status NEW since 2008"),
-    is an observation of its own."""
+    Stalls found from the same updates are one first (``one_stall_per_evidence``, the item in
+    ``preferred`` kept). A stall that has gone quiet (``is_quiet``) and whose every fact is
+    already a published pattern's evidence is the pattern's to show: the pattern holds the item
+    and the update that last said its state, and its window says how long ago that was. So is
+    a quiet stall of a tracker whose tracking a pattern shows (``trackers``, from
+    ``tracking_facts``): a "[meta]" bug stays NEW by design, and its tracker card says it, as
+    it does of trackers whose status is among its evidence. A stall someone keeps restating,
+    or that no pattern holds (a tracker's item alone, "in status NEW since 2008"), is an
+    observation of its own."""
+    trackers = trackers or {}
     own: list[Stall] = []
     within: list[Stall] = []
-    for stall in stalls:
-        if is_quiet(stall, after_weeks) and all(f in shown for f in stall.fact_ids):
+    for stall in one_stall_per_evidence(stalls, preferred):
+        if is_quiet(stall, after_weeks) and (
+                stall.item_id in trackers or all(f in shown for f in stall.fact_ids)):
             within.append(stall)
         else:
             own.append(stall)
@@ -262,15 +338,22 @@ def stalls_to_show(
 
 
 def held_by_patterns(
-    clusters: Iterable[Cluster], stalls: Iterable[Stall]
+    clusters: Iterable[Cluster], stalls: Iterable[Stall],
+    trackers: Mapping[int, Set[int]] | None = None,
 ) -> dict[int, tuple[Stall, ...]]:
     """Cluster key → the stalls it holds, oldest first (by ``since``, then item id). Each stall
     is held by the one cluster holding most of its facts (the smallest key on a tie): a quiet
-    stall's facts are all some pattern's evidence, nearly always one pattern's."""
+    stall's facts are all some pattern's evidence, nearly always one pattern's. A tracker's
+    stall counts its shown ``TRACKS`` facts (``trackers``) too: its tracker card holds it."""
     stalls = tuple(stalls)
     if not stalls:
         return {}
-    wanted = {f for stall in stalls for f in stall.fact_ids}
+    trackers = trackers or {}
+
+    def counted(stall: Stall) -> tuple[int, ...]:
+        return (*stall.fact_ids, *sorted(trackers.get(stall.item_id, ())))
+
+    wanted = {f for stall in stalls for f in counted(stall)}
     holder: dict[int, int] = {}
     for cluster in sorted(clusters, key=lambda c: c.key, reverse=True):  # smallest key last
         for fact in wanted.intersection(cluster.fact_ids):  # C's loop: ~0.5 M facts a run
@@ -278,7 +361,7 @@ def held_by_patterns(
     held: dict[int, list[Stall]] = {}
     for stall in sorted(stalls, key=lambda s: (s.since, s.item_id)):
         counts: dict[int, int] = {}
-        for fact in stall.fact_ids:
+        for fact in counted(stall):
             if fact in holder:
                 counts[holder[fact]] = counts.get(holder[fact], 0) + 1
         if counts:
@@ -311,8 +394,10 @@ def stall_structure(
     episodes: Mapping[int, EpisodeInfo],
 ) -> Structure:
     """The ``stalled`` kind: the item, what keeps it there, and the updates that show it."""
-    entity_ids = _ids((stall.item_id, *stall.other_ids))
+    entity_ids = _ids((stall.item_id, *stall.other_ids, *stall.also_ids))
     times = [episodes[e].reference_time for e in cluster.episode_ids if e in episodes]
+    if (item := entities.get(stall.item_id)) is not None and (item.priority or item.labels):
+        stall = replace(stall, priority=item.priority, labels=tuple(item.labels))
     return Structure(
         kind=STALLED,
         entity_ids=entity_ids,

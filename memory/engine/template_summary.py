@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
-from memory.engine.stalled import AGENDA, BLOCKED, REPORTED_STATE, STALLED, Stall
+from memory.engine.stalled import AGENDA, BLOCKED, REPORTED_STATE, STALLED, WORK_ITEM, Stall
 from memory.engine.structure import (
     CUSTOMER,
     DEPENDENCY_CHAIN,
@@ -581,7 +581,26 @@ class _Writer:
         text = f"{label} has been {self.stall_words(stall)}"
         if stall.state == REPORTED_STATE:
             text += f"; reported by {self.listing([self.ref(e) for e in stall.other_ids])}"
+        # One message, its ticket and the problem it reports (or the other tickets it names):
+        # one stall, the others named inside.
+        problems = [e for e in stall.also_ids if self.entity_type(e) != WORK_ITEM]
+        tickets = [e for e in stall.also_ids if self.entity_type(e) == WORK_ITEM]
+        if problems:
+            said = self.listing([self.ref(e) for e in problems])
+            name = name.replace(f"{subject} ", f"{subject} reports {said}, ", 1).replace(
+                ", reported and open since", ", open since", 1)
+            text += f"; it reports {said}"
+        elif tickets:
+            said = self.listing([self.name(e) for e in tickets])
+            name = name.replace(f"{subject} ", f"{subject} and {said} ", 1)
+        if tickets:
+            names = "update names" if len(stall.episode_ids) == 1 else "updates name"
+            text += f"; the same {names} {self.listing([self.ref(e) for e in tickets])}"
         return name, [self.claim(text, stall.fact_ids)]
+
+    def entity_type(self, entity_id: int) -> str:
+        entity = self.entities.get(entity_id)
+        return entity.type if entity is not None else ""
 
     def stall_state(self, stall: Stall) -> str:
         """ "in status NEW", "in review", "open" (a status stall's state)."""

@@ -195,6 +195,11 @@ class EntityInfo(NamedTuple):
     title: str = ""
     """What a tracker calls the item its key names (``Bug 446261`` → "Clear Private Data should
     also reset last directory saved to"): prose reads the title, the name stays the key."""
+    labels: tuple[str, ...] = ()
+    """The tracker's labels, keywords and milestone of the item, as its importer kept them
+    (episode metadata, never facts): what tells one stalled item from another."""
+    priority: str = ""
+    """The tracker's priority field of the item ("P1"), where it has one."""
 
 
 class EpisodeInfo(NamedTuple):

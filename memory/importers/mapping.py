@@ -231,7 +231,10 @@ def episode_record(
         # The item's title rides along for the prose: summaries say "Bug 446261 “Clear Private
         # Data…”", never a bare key (the entity is still named by its key).
         entities.append({"name": item.key, "type": item.type, **({"title": title} if title.strip()
-                                                                 else {})})
+                                                                 else {}),
+                         # What tells one item from another (metadata, never facts).
+                         **({"labels": list(item.labels)} if item.labels else {}),
+                         **({"priority": item.priority} if item.priority else {})})
     if change.actor is not None:
         entities.append({"name": change.actor.name, "type": change.actor.type})
     details = []

@@ -112,7 +112,8 @@ def test_the_json_export_gives_the_state_since_and_weeks_as_machine_fields(
     assert item["stalled"] == {
         "item": "Audit Report", "state": "status", "status": "In Review", "waits_on": [],
         "since": "2026-10-05T09:00:00+00:00", "as_of": "2026-11-02T09:00:00+00:00", "weeks": 4,
-        "weeks_mentioned": None, "weeks_counted": None,
+        "weeks_mentioned": None, "weeks_counted": None, "priority": None, "labels": [],
+        "reports": [],
     }
 
 
@@ -244,6 +245,7 @@ def test_the_json_export_carries_the_held_stalls_with_machine_fields_apart_from_
         "waits_on": [], "since": "2026-09-28T09:00:00+00:00",
         "as_of": "2026-11-02T09:00:00+00:00", "weeks": 5, "weeks_mentioned": None,
         "weeks_counted": None, "last_said": "2026-09-28T09:00:00+00:00", "episodes": [],
+        "priority": None, "labels": [], "reports": [],
     }]
 
 
@@ -268,3 +270,69 @@ def test_a_pattern_written_again_for_a_stall_gone_quiet_inside_says_so(
                                                       ["stalled inside now: Search Rewrite"])
     assert [line.change for line in page.context["history"]] == [
         "first seen", "the same evidence, written again"]
+
+
+# --- Many stalls of one shape: what tells them apart --------------------------------------------
+
+
+def issue_stalled(graph: Graph, number: int, since: datetime,
+                  labels: list[str]) -> Observation:
+    """A webcompat issue open since ``since`` with the labels its importer kept."""
+    key = f"webcompat/web-bugs#{number}"
+    structure = stalled_structure(item=number, status=2, since=since, as_of=FOUND,
+                                  names={number: key, 2: "open"})
+    structure["stalled"]["labels"] = labels  # type: ignore[index]
+    return ObservationFactory(
+        graph=graph, kind=Observation.Kind.STALLED, name=f"{key} open since {since:%-d %b}",
+        structure=structure, window_start=since, window_end=since, created_at=FOUND,
+        reach_people=0, reach_work_items=0,
+    )
+
+
+@pytest.fixture
+def forty_of_one_week(graph: Graph) -> list[Observation]:
+    monday = datetime(2026, 9, 28, 9, tzinfo=UTC)
+    return [
+        issue_stalled(graph, 10, monday + timedelta(days=1), ["engine-gecko"]),
+        issue_stalled(graph, 11, monday, ["browser-fenix", "milestone needsdiagnosis"]),
+        issue_stalled(graph, 12, monday + timedelta(days=1),
+                      ["priority-critical", "milestone needstriage"]),
+        issue_stalled(graph, 13, monday + timedelta(days=2), ["priority-normal"]),
+    ]
+
+
+def test_the_weekly_review_lists_stalls_by_their_trackers_priority_then_longest_first(
+    client: Client, graph: Graph, owner, forty_of_one_week: list[Observation],  # type: ignore[no-untyped-def]
+) -> None:
+    response = signed_in(client, owner).get(reverse("weekly", args=[graph.slug, WEEK]))
+
+    rows = response.context["review"].stalled
+    assert [r.stall.item.name.rsplit("#")[1] for r in rows] == ["12", "13", "11", "10"]
+    assert rows[0].stall.marks_text == "priority-critical · milestone needstriage"
+    html = response.content.decode()
+    assert "priority-critical · milestone needstriage" in html
+
+
+def test_the_weekly_review_sums_up_the_stalls_of_one_source_since_one_week_in_one_line(
+    client: Client, graph: Graph, owner, forty_of_one_week: list[Observation],  # type: ignore[no-untyped-def]
+) -> None:
+    signed_in(client, owner)
+    response = client.get(reverse("weekly", args=[graph.slug, WEEK]))
+
+    (group,) = response.context["review"].stalled_groups
+    line = ("4 webcompat/web-bugs items open since 28–30 Sep 2026: 1 critical, "
+            "1 normal, 2 with no priority")
+    assert group.text == line
+    assert line in response.content.decode()
+    markdown = client.get(reverse("weekly-markdown", args=[graph.slug, WEEK])).content.decode()
+    assert f"- {line}" in markdown.splitlines()
+
+
+def test_the_board_card_shows_what_its_tracker_says_of_the_stalled_item(
+    client: Client, graph: Graph, owner, forty_of_one_week: list[Observation],  # type: ignore[no-untyped-def]
+) -> None:
+    response = signed_in(client, owner).get(reverse("board", args=[graph.slug]))
+
+    html = response.content.decode()
+    assert "priority-critical · milestone needstriage" in html
+    assert "browser-fenix · milestone needsdiagnosis" in html

@@ -83,6 +83,26 @@ def test_an_items_title_is_kept_with_its_entity_and_a_title_that_is_not_text_is_
 
 
 @pytest.mark.django_db
+def test_an_items_labels_and_priority_are_kept_as_metadata_and_wrong_shapes_refused(
+    graph: Graph,
+) -> None:
+    item = {"name": "Bug 452258", "type": "WorkItem", "title": "Ask whether…",
+            "labels": ["perf", " testcase "], "priority": "P3"}
+    report = ingest_records(graph, [
+        (1, line(external_id="labelled", entities=[item])),
+        (2, line(external_id="not-a-list", entities=[{**item, "labels": "perf"}])),
+        (3, line(external_id="not-text", entities=[{**item, "priority": 3}])),
+    ], process=False)
+
+    (stored,) = Episode.objects.filter(graph=graph)
+    assert stored.supplied["entities"] == [{
+        "name": "Bug 452258", "type": "WorkItem", "title": "Ask whether…",
+        "labels": ["perf", "testcase"], "priority": "P3"}]
+    assert [(r.line, r.field) for r in report.results if r.status == "rejected"] == [
+        (2, "entities[0].labels"), (3, "entities[0].priority")]
+
+
+@pytest.mark.django_db
 def test_a_json_array_is_read_like_json_lines(graph: Graph) -> None:
     payload = json.dumps([line(), line(external_id="x2")]).encode()
 

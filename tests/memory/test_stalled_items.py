@@ -209,16 +209,20 @@ def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
     assert stalled(graph) == []
 
 
-@pytest.mark.parametrize(("last_run_weeks_ago", "from_before_held_stalls", "version"),
-                         [(5.5, False, 2), (1, False, 1), (1, True, 2)])
+@pytest.mark.parametrize(("last_run_weeks_ago", "from_before", "version"), [
+    (5.5, None, 2), (1, None, 1),
+    (1, {"stalled": 0}, 2),  # before held stalls
+    (1, {"stalled": 0, "rewritten_for_stalls": 0}, 2),  # before trackers' own stalls were held
+])
 def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_again(
-    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float, from_before_held_stalls: bool,
-    version: int,
+    graph: Graph, ingest: IngestFn, last_run_weeks_ago: float,
+    from_before: dict[str, int] | None, version: int,
 ) -> None:
     # The root went quiet inside the chain three weeks ago. After a last run 5.5 weeks ago,
     # this run looks at the chain and writes it again. After a last run a week ago (made to
     # look so here), that run would have written it: this one does not look at the chain —
-    # unless that run is from before held stalls (its patterns never held any).
+    # unless that run is from before held stalls (its patterns never held any), or from before
+    # a tracker's own quiet stall was its tracker pattern's (a [meta] bug's was a card then).
     Graph.objects.filter(pk=graph.pk).update(settings={"stalled_after_weeks": 0})
     graph.refresh_from_db()
     ingest(graph, [
@@ -233,8 +237,8 @@ def test_only_time_passing_since_the_last_run_makes_an_untouched_pattern_look_ag
     PipelineRun.objects.filter(graph=graph).update(
         started_at=datetime.now(UTC) - timedelta(weeks=last_run_weeks_ago),
         settings={"stalled_after_weeks": 3})
-    if from_before_held_stalls:
-        PipelineRun.objects.filter(graph=graph).update(counts={"stalled": 0})
+    if from_before is not None:
+        PipelineRun.objects.filter(graph=graph).update(counts=from_before)
 
     run(graph)
 
@@ -251,3 +255,25 @@ def test_a_stall_crosses_when_it_has_both_lasted_and_gone_quiet() -> None:
     assert crossed_after(stall, now - timedelta(weeks=2), 3)
     assert not crossed_after(stall, now - timedelta(days=6), 3)
     assert crossed_after(stall, None, 3)
+
+
+def test_a_support_message_reporting_a_problem_and_naming_its_ticket_is_one_stalled_item(
+    graph: Graph, ingest: IngestFn,
+) -> None:
+    """One message, its ticket and the problem it reports: one stall, the ticket's (it has the
+    address), naming the problem inside — not a look-alike card for each."""
+    ingest(graph, [{
+        "external_id": "bw-9262", "author": "kensaiD2591", "reference_time": weeks_ago(80),
+        "source": "support:bitwarden/clients", "url": "https://github.com/bitwarden/clients/issues/9262",
+        "content": "# Application Not Letting Me Log In (refusing to accept correct credentials) "
+                   "#9262\n\n### Steps To Reproduce\n\n1. Open the Application\n2. Enter the "
+                   "Master Password\n3. Application then refuses and says it's an incorrect "
+                   "combo of email/password\n\n### Actual Result\n\nNo activity. Login fails.",
+    }])
+
+    run(graph)
+
+    (only,) = stalled(graph)
+    assert only.name.startswith("bitwarden/clients#9262 reports "), only.name
+    assert len(only.structure["stalled"]["also"]) == 1
+    assert only.episodes.count() == 1

@@ -25,14 +25,24 @@ from memory.engine.stalled import (
     StateFact,
     find_stall,
     find_stalls,
+    held_by_patterns,
     is_quiet,
     item_states,
+    one_stall_per_evidence,
     stall_cluster,
     stall_structure,
     stalls_to_show,
+    tracking_facts,
 )
 from memory.engine.template_summary import summarize_with_template
-from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Summary, validate_summary
+from memory.engine.types import (
+    Cluster,
+    EntityInfo,
+    EpisodeInfo,
+    FactInfo,
+    Summary,
+    validate_summary,
+)
 
 NOW = datetime(2026, 12, 21, 12, tzinfo=UTC)
 ITEM, REVIEW, IN_REVIEW, DONE, ON_TRACK, ALICE, BOB = 1, 2, 3, 4, 5, 6, 7
@@ -373,3 +383,127 @@ def test_a_quiet_stall_no_pattern_holds_is_its_own_observation() -> None:
     own, within = stalls_to_show([said(stall, 900)], shown={11}, after_weeks=3)
 
     assert (own, within) == ((said(stall, 900),), ())
+
+
+# --- One stall per message --------------------------------------------------------------------
+
+TICKET, PROBLEM, KENSAI = 20, 21, 22
+
+
+def one_message_reporting_a_problem_and_naming_its_ticket() -> list[Stall]:
+    """"Login fails since 2024.5 … #9262": kensaiD2591 REPORTED the Login Failures and REPORTED
+    bitwarden/clients#9262, both read from update 300 alone."""
+    items = [ItemState(PROBLEM, reports=(StateFact(30, KENSAI, weeks_ago(80), (300,)),)),
+             ItemState(TICKET, reports=(StateFact(31, KENSAI, weeks_ago(80), (300,)),))]
+    return list(find_stalls(items, NOW, 3, UNSTUCK))
+
+
+def test_one_message_reporting_a_problem_and_its_ticket_is_one_stall_the_tickets() -> None:
+    found = one_message_reporting_a_problem_and_naming_its_ticket()
+    assert [s.item_id for s in found] == [TICKET, PROBLEM]
+
+    (stall,) = one_stall_per_evidence(found, preferred={TICKET})
+
+    assert (stall.item_id, stall.also_ids, stall.state) == (TICKET, (PROBLEM,), REPORTED_STATE)
+    assert (stall.fact_ids, stall.episode_ids, stall.other_ids) == ((30, 31), (300,), (KENSAI,))
+
+
+def test_the_one_stall_is_the_same_whatever_the_order_of_the_stalls() -> None:
+    found = one_message_reporting_a_problem_and_naming_its_ticket()
+
+    assert one_stall_per_evidence(found, {TICKET}) == one_stall_per_evidence(
+        list(reversed(found)), {TICKET})
+    assert one_stall_per_evidence(found)[0].item_id == TICKET  # the smallest id without a ticket
+
+
+def test_stalls_of_different_updates_stay_apart_even_sharing_one() -> None:
+    first = stall_of(ItemState(ITEM, statuses=(status(10, IN_REVIEW, weeks_ago(5), 100),)))
+    second = stall_of(ItemState(9, statuses=(status(11, IN_REVIEW, weeks_ago(5), 100, 101),)))
+    assert first is not None and second is not None
+
+    assert one_stall_per_evidence([first, second]) == (first, second)
+
+
+def test_stalls_to_show_shows_one_stall_per_message() -> None:
+    found = one_message_reporting_a_problem_and_naming_its_ticket()
+
+    own, within = stalls_to_show(found, shown=set(), after_weeks=3, preferred={TICKET})
+
+    assert [(s.item_id, s.also_ids) for s in own] == [(TICKET, (PROBLEM,))] and within == ()
+
+
+def test_the_ticket_stall_names_the_problem_it_reports() -> None:
+    (stall,) = one_stall_per_evidence(one_message_reporting_a_problem_and_naming_its_ticket(),
+                                      {TICKET})
+    entities = {TICKET: EntityInfo(TICKET, "bitwarden/clients#9262", "WorkItem"),
+                PROBLEM: EntityInfo(PROBLEM, "Login Failures (bitwarden/clients)", "Issue"),
+                KENSAI: EntityInfo(KENSAI, "kensaiD2591", "Customer")}
+    cluster = stall_cluster(stall)
+    episodes = {300: EpisodeInfo(300, stall.since)}
+    structure = stall_structure(stall, cluster, entities, episodes)
+    facts = {30: FactInfo(30, KENSAI, "REPORTED", PROBLEM, (300,)),
+             31: FactInfo(31, KENSAI, "REPORTED", TICKET, (300,))}
+
+    summary = summarize_with_template(structure, facts, entities, episodes)
+
+    assert validate_summary(summary, cluster.fact_ids) == []
+    assert PROBLEM in structure.entity_ids
+    assert summary.name.startswith("bitwarden/clients#9262 reports ")
+    assert "Login Failures (bitwarden/clients), open since " in summary.name
+    assert "it reports" in summary.summary and "Login Failures" in summary.summary
+
+
+# --- A tracker's own stall -----------------------------------------------------------------------
+
+TRACKER, TRACKED = 40, 41
+
+
+def test_a_quiet_trackers_own_stall_is_held_by_its_tracker_pattern() -> None:
+    """Bug 447581 "[meta]" stays NEW by design: its tracker card says so, as Bug 1556846's does,
+    instead of a card of its own (its status is not among the tracker pattern's facts)."""
+    stall = stall_of(ItemState(TRACKER, statuses=(status(50, IN_REVIEW, weeks_ago(900)),)))
+    assert stall is not None
+    rows = [(60, 51, TRACKER, "TRACKS", TRACKED), (61, 52, TRACKED, "HAS_STATUS", IN_REVIEW)]
+    trackers = tracking_facts(rows, shown={51})
+    pattern = Cluster(episode_ids=(60,), fact_ids=(51,), links=())
+
+    own, within = stalls_to_show([said(stall, 900)], shown={51}, after_weeks=3,
+                                 trackers=trackers)
+
+    assert trackers == {TRACKER: frozenset({51})}
+    assert (own, within) == ((), (said(stall, 900),))
+    assert held_by_patterns([pattern], within, trackers) == {pattern.key: within}
+
+
+def test_a_tracker_someone_keeps_moving_is_still_its_own_stall() -> None:
+    stall = stall_of(ItemState(TRACKER, statuses=(status(50, IN_REVIEW, weeks_ago(900)),)))
+    assert stall is not None
+
+    own, _ = stalls_to_show([said(stall, 1)], shown={51}, after_weeks=3,
+                            trackers={TRACKER: frozenset({51})})
+
+    assert own == (said(stall, 1),)
+
+
+def test_one_update_naming_two_tickets_is_one_stall_naming_both() -> None:
+    """A maintainer's "Looks like a duplicate of #5116" in the thread of #5287: one stall, the
+    two tickets in its name (neither "reports" the other)."""
+    other = 23
+    found = find_stalls([ItemState(TICKET, reports=(StateFact(31, KENSAI, weeks_ago(80), (300,)),)),
+                         ItemState(other, reports=(StateFact(32, KENSAI, weeks_ago(80), (300,)),))],
+                        NOW, 3, UNSTUCK)
+    (stall,) = one_stall_per_evidence(found, preferred={TICKET, other})
+    entities = {TICKET: EntityInfo(TICKET, "docker/for-mac#5287", "WorkItem"),
+                other: EntityInfo(other, "docker/for-mac#5116", "WorkItem"),
+                KENSAI: EntityInfo(KENSAI, "thaJeztah", "Customer")}
+    cluster = stall_cluster(stall)
+    episodes = {300: EpisodeInfo(300, stall.since)}
+    facts = {31: FactInfo(31, KENSAI, "REPORTED", TICKET, (300,)),
+             32: FactInfo(32, KENSAI, "REPORTED", other, (300,))}
+
+    summary = summarize_with_template(stall_structure(stall, cluster, entities, episodes), facts,
+                                      entities, episodes)
+
+    assert summary.name.startswith("docker/for-mac#5287 and docker/for-mac#5116 reported and "
+                                   "open since ")
+    assert "the same update names docker/for-mac#5116" in summary.summary
