@@ -171,8 +171,9 @@ def test_a_broken_issue_is_reported_with_its_position_and_the_others_read() -> N
 def test_an_issue_opened_by_the_projects_own_member_is_the_projects_word(
         imported: Graph) -> None:
     # webcompat/web-bugs#71057: "author_association": "MEMBER" (webcompat-bot); #71058: "NONE"
-    member = Episode.objects.get(graph=imported, external_id="github:webcompat/web-bugs#71057:created")
-    user = Episode.objects.get(graph=imported, external_id="github:webcompat/web-bugs#71058:created")
+    created = Episode.objects.filter(graph=imported)
+    member = created.get(external_id="github:webcompat/web-bugs#71057:created")
+    user = created.get(external_id="github:webcompat/web-bugs#71058:created")
 
     assert (member.author, member.author_role) == ("webcompat-bot", "agent")
     assert (user.author, user.author_role) == ("Terepin", "")
