@@ -402,3 +402,25 @@ def test_a_support_thread_is_shown_by_its_title(graph, ingest) -> None:
 
     shown = " ".join(f"{o.name} {o.summary}" for o in Observation.objects.filter(graph=graph))
     assert "warpdotdev/warp#8587 “Web Site Login Loop”" in shown
+
+
+@pytest.mark.django_db
+def test_an_agent_closing_the_thread_ends_its_customers_reports(graph, ingest) -> None:
+    # ts-8314-kelivel-2023-10-13 (role agent): "Closing this one for now due to inactivity."
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url,
+         "role": "customer"},
+        {**ticket(2, "kelivel", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": f"{url}#issuecomment-9", "role": "agent"},
+    ])
+    run_pipeline(graph)
+
+    closed = Fact.objects.get(graph=graph, relation="HAS_STATUS", source__name="acme/app#12")
+    assert closed.target.name == "Closed"
+    reports = Fact.objects.filter(graph=graph, relation="REPORTED")
+    assert {f.source.name for f in reports} == {"kim"}
+    assert all(f.invalid_at is not None for f in reports)
