@@ -14,6 +14,7 @@ The record format (one JSON object per line, or one JSON array of them)::
      "data": {...},                           # json episodes: an object
      "source": "weekly-status",
      "url": "https://tracker.example/browse/ATL-12",   # optional: where it lives (http/https)
+     "author_role": "agent",                  # optional: customer | agent (also as "role")
      "entities": [{"name": "Alice", "type": "Person"}],          # optional, pre-extracted
                                               # (an importer's item: {"name": "ATL-12",
                                               #  "type": "WorkItem", "title": "Checkout…"})
@@ -48,6 +49,7 @@ from memory.json_input import Unreadable, decode, first_problem
 from memory.models import Episode, Graph
 from memory.names import normalize_name
 from memory.ontology import Ontology
+from memory.support import thread_of, thread_title
 
 MAX_CONTENT_BYTES = 64 * 1024
 MAX_AUTHOR_LENGTH = 200
@@ -91,6 +93,19 @@ class EpisodeInput:
     external_id: str | None = None
     supplied: dict[str, Any] | None = None
     url: str = ""
+    author_role: str = ""
+    thread_title: str = ""
+    """The title its first line gives the thread its url names (``support.thread_title``): kept
+    with the episode as an importer's item title is, outside the hash (read from the content)."""
+
+    @property
+    def stored_supplied(self) -> dict[str, Any] | None:
+        """What is stored as given: the given entities and facts, or the thread's title."""
+        thread = thread_of(self.url) if self.thread_title else None
+        if self.supplied is not None or not thread:
+            return self.supplied
+        return {"entities": [{"name": thread, "type": "WorkItem", "title": self.thread_title}],
+                "facts": []}
 
     @property
     def content_hash(self) -> str:
@@ -98,6 +113,8 @@ class EpisodeInput:
                              self.content, self.data, self.source, self.supplied]
         if self.url:  # appended only when given: hashes of records without one stay as they were
             fields.append(self.url)
+        if self.author_role:  # likewise
+            fields.append({"author_role": self.author_role})
         canonical = json.dumps(
             fields,
             sort_keys=True,
@@ -254,6 +271,7 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
     url = _optional_string(record, "url", MAX_URL_LENGTH)
     if url and not re.match(r"^https?://[^\s/]+", url):
         raise InvalidEpisode("url", "must be an http:// or https:// address")
+    author_role = parse_author_role(record)
 
     content, data = "", None
     if episode_type == Episode.Type.JSON:
@@ -276,6 +294,7 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
                 author = match.group(1).strip()
 
     supplied = _parse_supplied(record, ontology)
+    titled = thread_title(content, url) if supplied is None and content else None
     return EpisodeInput(
         reference_time=reference_time,
         author=author,
@@ -286,6 +305,8 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
         external_id=external_id,
         supplied=supplied,
         url=url,
+        author_role=author_role,
+        thread_title=titled[1][:MAX_TITLE_LENGTH] if titled else "",
     )
 
 
@@ -314,6 +335,25 @@ def _item_metadata(where: str, item: Mapping[str, Any]) -> dict[str, Any]:
         if priority.strip():
             found["priority"] = priority.strip()
     return found
+
+
+AUTHOR_ROLE_ALIASES = {"customer": "customer", "agent": "agent", "end-user": "customer",
+                       "end_user": "customer", "requester": "customer", "staff": "agent",
+                       "vendor": "agent", "admin": "agent"}
+"""The author roles a record may state, and what each is stored as."""
+
+
+def parse_author_role(record: dict[str, Any]) -> str:
+    """The record's ``author_role`` (or ``role``, the support corpus's and many exports' name):
+    ``customer`` or ``agent``, empty when not given. An unknown ``author_role`` is refused; an
+    unknown ``role`` is ignored (records were free to carry a ``role`` of their own before)."""
+    value = record.get("author_role")
+    if value not in (None, ""):
+        if not isinstance(value, str) or value.strip().lower() not in AUTHOR_ROLE_ALIASES:
+            raise InvalidEpisode("author_role", f"unknown role {value!r}; use customer or agent")
+        return AUTHOR_ROLE_ALIASES[value.strip().lower()]
+    value = record.get("role")
+    return AUTHOR_ROLE_ALIASES.get(value.strip().lower(), "") if isinstance(value, str) else ""
 
 
 def _parse_supplied(record: dict[str, Any], ontology: Ontology) -> dict[str, Any] | None:
@@ -495,10 +535,11 @@ def _store_batch(
                 author=item.author,
                 source=item.source,
                 url=item.url,
+                author_role=item.author_role,
                 type=item.type,
                 content=item.content,
                 data=item.data,
-                supplied=item.supplied,
+                supplied=item.stored_supplied,
                 reference_time=item.reference_time,
                 ingested_at=now,
                 content_hash=digest,

@@ -89,6 +89,10 @@ class Episode(models.Model):
         PROCESSED = "processed", "Processed"
         FAILED = "failed", "Failed"
 
+    class AuthorRole(models.TextChoices):
+        CUSTOMER = "customer", "Customer"
+        AGENT = "agent", "Agent (the vendor's staff)"
+
     uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     graph = models.ForeignKey(Graph, on_delete=models.CASCADE, related_name="episodes")
     external_id = models.CharField(max_length=255, null=True, blank=True)
@@ -100,6 +104,11 @@ class Episode(models.Model):
     source = models.CharField(max_length=100, blank=True)
     url = models.URLField(max_length=500, blank=True, default="", db_default="")
     """Where it lives in the tool it came from (a tracker item's page): every page links back."""
+    author_role = models.CharField(max_length=10, choices=AuthorRole.choices, blank=True,
+                                   default="", db_default="")
+    """Which side of a support conversation the author speaks for, when the source says
+    (``customer``, ``agent``); empty when it does not (read as today). An agent's message is the
+    vendor's voice: it never makes its author a customer who reported the problem."""
     type = models.CharField(max_length=10, choices=Type.choices, default=Type.TEXT)
     content = models.TextField(blank=True)
     data = models.JSONField(null=True, blank=True)

@@ -39,9 +39,18 @@ def _normalize(name: str) -> str:
 _normalize_remembered = lru_cache(maxsize=65536)(_normalize)
 
 
+def author_name(author: str) -> str:
+    """An episode's author as shown: as written, whitespace aside. The ``author`` field is a
+    name the source gave (a login ``dannyneira``, ``stephen-turner``, a help desk's user name),
+    never a phrase read from prose: capitalizing it would misspell the handle a support lead
+    searches for ("Dannyneira"). The model's reading names authors as written too."""
+    return " ".join(author.split())
+
+
 def display_name(phrase: str) -> str:
     """A name as shown: leading articles dropped, each word capitalized, acronyms and words that
-    already carry capitals kept (``"the API migration"`` → ``"API Migration"``)."""
+    already carry capitals kept (``"the API migration"`` → ``"API Migration"``); an ``@handle``
+    is kept as written (``@dannyneira``)."""
     words = _SPACE.sub(" ", phrase.strip()).split(" ")
     while len(words) > 1 and words[0].lower() in _LEADING_WORDS:
         words = words[1:]
@@ -49,7 +58,7 @@ def display_name(phrase: str) -> str:
     for i, word in enumerate(words):
         if not word:
             continue
-        keep_as_written = any(c.isupper() or c.isdigit() for c in word)
+        keep_as_written = word.startswith("@") or any(c.isupper() or c.isdigit() for c in word)
         if keep_as_written or (i > 0 and word in _SMALL_WORDS):
             shown.append(word)
         else:

@@ -26,12 +26,14 @@ brand account a message was written to).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
+from typing import Any
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.support_threads import read_thread_statements
 from memory.extraction.symptoms import problem_name
+from memory.language.references import title_line
 from memory.names import normalize_name
 
 SCOPED_TYPES = frozenset({"Issue", "Product"})
@@ -105,7 +107,35 @@ def thread_of(url: str) -> str | None:
     return text.split("#", 1)[0].rstrip("/") or None
 
 
-def with_thread(extraction: Extraction, author: str, url: str, text: str = "") -> Extraction:
+def thread_title(text: str, url: str) -> tuple[str, str] | None:
+    """``(thread, title)`` when a message's first line is its numbered thread's title line, as a
+    tracker's issue body starts (``# Web Site Login Loop #8587`` in
+    ``…/warpdotdev/warp/issues/8587``): the thread is shown by its title
+    (``warpdotdev/warp#8587 “Web Site Login Loop”``), as the importers' items are."""
+    thread = thread_of(url) if url else None
+    if not thread or "#" not in thread:
+        return None
+    first = text.lstrip().split("\n", 1)[0]
+    reference = title_line(first) if first.lstrip().startswith("#") else None
+    if reference is None or not reference.title:
+        return None
+    if reference.key.rpartition("#")[2] != thread.rpartition("#")[2]:
+        return None  # the title of another item
+    return thread, reference.title
+
+
+def titles_only(supplied: Mapping[str, Any] | None) -> bool:
+    """Whether what was given with an episode is only a thread's title (``thread_title``, kept
+    at ingestion): it states nothing of who wrote in the thread, so the message is read as one
+    given without it."""
+    if not supplied:
+        return True
+    return not supplied.get("facts") and all(
+        e.get("title") and e.get("type") == "WorkItem" for e in supplied.get("entities", ()))
+
+
+def with_thread(extraction: Extraction, author: str, url: str, text: str = "", *,
+                reporter: bool = True) -> Extraction:
     """The extraction of a customer's message, plus that the customer wrote in its thread —
     and in the threads its ``text`` says are the same problem ("Duplicate of #1780", "the same
     issue as https://…/issues/4612"): a thread closed as another's duplicate, or a customer
@@ -113,10 +143,15 @@ def with_thread(extraction: Extraction, author: str, url: str, text: str = "") -
     would. Both are the thread's membership (``REPORTED`` of the thread, so that a thread's
     messages meet), metadata that cites no words (``thread_membership``); what the words state
     of the thread is read (``memory.extraction.support_threads``: the thread ``DUPLICATE_OF``
-    another, ``HAS_STATUS closed``), never that the writer reported the other thread."""
+    another, ``HAS_STATUS closed``), never that the writer reported the other thread.
+    ``reporter`` false: an agent's message (the vendor's staff, ``Episode.author_role``) — what
+    it states of the thread is read, but its writing there reports nothing."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
+    if not reporter:
+        stated = read_thread_statements(text, thread) if text else []
+        return replace(extraction, facts=[*extraction.facts, *stated])
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
                          membership_sentence(author, thread))
     same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem",

@@ -35,6 +35,7 @@ from typing import Any
 
 from memory.extraction import ExtractedFact, Extraction
 from memory.extraction.readings import reading_of
+from memory.ingestion import parse_author_role
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
@@ -135,6 +136,8 @@ def as_episode(record: dict[str, Any]) -> Episode:
         content=record.get("content") or "",
         data=record.get("data"),
         url=record.get("url") or "",
+        # the corpus's "role" (customer or agent), as ingestion stores it
+        author_role=parse_author_role(record),
     )
 
 

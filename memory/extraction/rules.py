@@ -236,7 +236,7 @@ from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread, same_item
 from memory.language.words import is_common_word, language_of, tag, without_manner_adverbs
-from memory.names import display_name, normalize_name
+from memory.names import author_name, display_name, normalize_name
 from memory.ontology import Ontology, default_ontology
 
 RULES_EXTRACTOR = "rules@1"
@@ -3590,8 +3590,9 @@ def extract_with_rules(
     known = known_entities if known_entities is not None else {}
     author_entity = None
     if author and author.strip():
+        # as written: a login keeps its case ("dannyneira", never "Dannyneira")
         author_entity = ExtractedEntity(
-            _display(author), author_entity_type(author, known, author_type)
+            author_name(author), author_entity_type(author, known, author_type)
         )
     language = language_of(text)
     if language not in {None, "en"}:

@@ -26,6 +26,7 @@ read as UTC.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from memory.importers.model import (
@@ -106,6 +107,11 @@ def _key(repo: str, number: int | str) -> str:
     return f"{repo}#{number}" if repo else f"#{number}"
 
 
+STAFF_ASSOCIATIONS = frozenset({"MEMBER", "OWNER", "COLLABORATOR"})
+"""GitHub's ``author_association`` of the repository's own people (an organization's members,
+its owner, invited collaborators): their words are the project's, not a user's report."""
+
+
 def _login(user: Any) -> Party | None:
     if isinstance(user, dict) and user.get("login"):
         return Party(str(user["login"]))
@@ -167,6 +173,8 @@ def _item(issue: dict[str, Any], position: str) -> Item:
             assignees.append(person)
 
     reporter = _login(issue.get("user"))
+    if reporter is not None and str(issue.get("author_association") or "") in STAFF_ASSOCIATIONS:
+        reporter = replace(reporter, role="agent")  # the project's own people
     changes = [Change(at=created_at, key="created", actor=reporter, created=True,
                       status="open", assignees_added=tuple(assignees),
                       links_added=tuple(links))]

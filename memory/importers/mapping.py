@@ -261,6 +261,8 @@ def episode_record(
         "entities": entities,
         "facts": facts,
     }
+    if change.actor is not None and change.actor.role:
+        record["author_role"] = change.actor.role  # absent otherwise: hashes stay as they were
     if text and facts:
         record["read_text"] = True  # without facts, the words are read anyway
     return record

@@ -42,6 +42,9 @@ class Party:
 
     name: str
     type: str = "Person"
+    role: str = field(default="", compare=False)
+    """Which side of a support conversation they speak for when the tool says (``customer``,
+    ``agent``: ``Episode.author_role``); empty when it does not. Not part of who they are."""
 
 
 class LinkKind(StrEnum):

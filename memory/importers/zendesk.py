@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memory.importers.mappings import customer_of, ended, field_statements, parse_mapping
@@ -225,8 +225,10 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
             return None
         user = _user(export, user_id)
         if str(user_id) == str(requester_id) or user.get("role") == "end-user":
-            return customer
-        return Party(_name(export, user_id), "Person")
+            return replace(customer, role="customer") if customer is not None else None
+        # an agent or an admin: the help desk's side of the conversation
+        return Party(_name(export, user_id), "Person",
+                     "agent" if user.get("role") in ("agent", "admin") else "")
 
     def person(user_id: Any) -> Party | None:
         return Party(_name(export, user_id), "Person") if user_id not in (None, -1) else None

@@ -19,7 +19,7 @@ from memory.language.threads import thread_of_address
 from memory.models import Episode
 from memory.names import normalize_name
 from memory.ontology import Ontology
-from memory.support import brand_of, scope_to_brand, thread_of, with_thread
+from memory.support import brand_of, scope_to_brand, thread_of, titles_only, with_thread
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +52,10 @@ def author_type_for(episode: Episode, known: dict[str, str]) -> str:
     }
     if declared.get(episode.author):
         return declared[episode.author]
+    if episode.author_role == Episode.AuthorRole.AGENT:
+        return "Person"  # the vendor's staff: never a customer, whatever the source
+    if episode.author_role == Episode.AuthorRole.CUSTOMER:
+        return "Customer"
     known_type = known.get(normalize_name(episode.author))
     if known_type in {"Person", "Customer", "Team"}:
         return known_type
@@ -153,16 +157,20 @@ def read_text(
 ) -> Extraction:
     """The words of the episode as the model read them (``model_reading``, from a batch), else
     read by the rules — saying why when the model should have read them (``model_failure``).
-    A customer's message names the problems and products of its brand (``memory.support``)."""
+    A customer's message names the problems and products of its brand (``memory.support``); so
+    does an agent's (the vendor's staff), whose words state the thread as the vendor's side and
+    never make the agent its reporter."""
     customer = author_type == "Customer"
-    brand = brand_of(episode.source) if customer else None
+    agent = episode.author_role == Episode.AuthorRole.AGENT
+    brand = brand_of(episode.source) if customer or agent else None
     supplied = episode.supplied or {}
     # An importer's records state their thread themselves (with facts, or none once the ticket
     # is over); a customer's message given as JSON Lines with a url states it here.
-    thread = episode.url if customer and not episode.supplied else ""
+    # (a title the message's first line gave its thread is no such statement: ``titles_only``)
+    thread = episode.url if (customer or agent) and titles_only(episode.supplied) else ""
     if model_reading is not None:
         return with_thread(scope_to_brand(model_reading, brand), episode.author, thread,
-                           episode_text(episode))
+                           episode_text(episode), reporter=not agent)
     text = episode_text(episode)
     extraction = extract_with_rules(
         text,
@@ -173,9 +181,11 @@ def read_text(
         author_type=author_type,
         # the thread it belongs to, as its address names it: "/close", "Fixes #12" are about it
         # (a customer's message is their report in that thread: ``with_thread``)
-        thread=None if customer else thread_of_address(episode.url),
+        # (so is an agent's: what it states of its thread is read below, ``read_thread_statements``)
+        thread=None if customer or agent else thread_of_address(episode.url),
         # the product of the tracker a customer wrote in ("docker/for-mac#370": Docker)
-        product=product_words(thread_of(episode.url) or "") if customer else frozenset(),
+        product=(product_words(thread_of(episode.url) or "") if customer or agent
+                 else frozenset()),
     )
     extraction.model_failure = model_failure
     for entity in supplied.get("entities", []):
@@ -183,7 +193,8 @@ def read_text(
             from memory.extraction import ExtractedEntity
 
             extraction.entities.append(ExtractedEntity(entity["name"], entity["type"]))
-    return with_thread(scope_to_brand(extraction, brand), episode.author, thread, text)
+    return with_thread(scope_to_brand(extraction, brand), episode.author, thread, text,
+                       reporter=not agent)
 
 
 def rereadable(extraction: Extraction, *, model: bool = True) -> bool:

@@ -51,6 +51,25 @@ def test_the_same_episode_again_is_a_duplicate_pointing_at_the_first(
     assert Episode.objects.filter(graph=graph).count() == 2
 
 
+def test_an_agents_episode_is_added_with_its_role_and_an_unknown_role_is_a_400(
+    api: ClientFor, editor, graph: Graph
+) -> None:
+    # warp-8399-alokedesai-2026-01-09 (Warp staff)
+    record = {"author": "alokedesai", "author_role": "agent", "source": "support:warpdotdev/warp",
+              "content": "Would you mind sending your warp logs so we can debug further?",
+              "url": "https://github.com/warpdotdev/warp/issues/8399#issuecomment-1",
+              "reference_time": "2026-01-09T00:00:00+00:00"}
+    client = api(editor)
+
+    added = client.post(url(graph), record, format="json")
+    unknown = client.post(url(graph), {**record, "author_role": "boss"}, format="json")
+
+    assert added.status_code == 201
+    assert (added.json()["episode"]["author"], added.json()["episode"]["author_role"]) == (
+        "alokedesai", "agent")
+    assert unknown.status_code == 400 and error_of(unknown)["param"] == "author_role"
+
+
 @pytest.mark.parametrize(("record", "param"), [
     ({"content": "no time"}, "reference_time"),
     ({"content": "x", "reference_time": "2026-11-23T09:00:00"}, "reference_time"),

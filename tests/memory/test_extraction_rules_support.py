@@ -27,7 +27,7 @@ def test_the_body_saying_what_the_titles_problem_followed_gives_its_event() -> N
                       "Autofill and CTRL+Shift+L stopped working after version 2024.5.0.")
 
     assert signatures(extraction) == {
-        ("Kim", "REPORTED", "Autofill and CTRL+Shift+L not working (#9369)"),
+        ("kim", "REPORTED", "Autofill and CTRL+Shift+L not working (#9369)"),
         ("Autofill and CTRL+Shift+L not working (#9369)", "PRECEDED_BY", "Version 2024.5.0")}
 
 
@@ -46,7 +46,7 @@ def test_a_title_that_guesses_reports_nothing_and_the_body_says_what_is_seen() -
     # warp-6830-yanquer-2025-07-14
     extraction = read("# may has memory leaky #6830\n\nMemory usage will gradually increase.")
 
-    assert signatures(extraction) == {("Kim", "REPORTED", "Memory Usage")}
+    assert signatures(extraction) == {("kim", "REPORTED", "Memory Usage")}
 
 
 def test_a_title_that_says_something_could_not_be_done_is_no_guess() -> None:
@@ -61,7 +61,7 @@ def test_what_follows_a_hedge_and_a_but_is_asserted() -> None:
     extraction = read("Not sure if I'm facing the same problem but when I started the Postman "
                       "today, it got stuck on the loading screen.")
 
-    assert signatures(extraction) == {("Kim", "REPORTED", "stuck on the loading screen")}
+    assert signatures(extraction) == {("kim", "REPORTED", "stuck on the loading screen")}
     assert read("I think it is broken but I am not sure.").facts == []
 
 
@@ -69,7 +69,7 @@ def test_a_customer_stuck_on_a_step_states_a_symptom_not_a_dependency() -> None:
     # sig-7703-0nvd0-2026-02-04
     extraction = read('# cannot link device on pc #7703\n\nstuck on "syncing contacts and groups"')
 
-    assert signatures(extraction) == {("Kim", "REPORTED", "cannot link device on pc (#7703)")}
+    assert signatures(extraction) == {("kim", "REPORTED", "cannot link device on pc (#7703)")}
 
 
 def test_the_product_a_title_says_fails_is_what_the_problem_affects() -> None:

@@ -88,7 +88,7 @@ def test_the_body_saying_what_was_in_use_gives_the_titles_problem_its_product() 
     )
 
     assert signatures(extraction) == {
-        ("Kim", "REPORTED", "Stuck in white screen (#10800)"),
+        ("kim", "REPORTED", "Stuck in white screen (#10800)"),
         ("Stuck in white screen (#10800)", "AFFECTS", "Postman"),
     }
 

@@ -70,7 +70,7 @@ def test_without_an_address_a_closing_keyword_names_no_pull_request() -> None:
      ("@sjenning", "RESPONSIBLE_FOR", "kubernetes/kubernetes#93210")),
     # k8s-95357-harche-2020-10-07-2
     ("I am looking into it.", "harche", 95357,
-     ("Harche", "RESPONSIBLE_FOR", "kubernetes/kubernetes#95357")),
+     ("harche", "RESPONSIBLE_FOR", "kubernetes/kubernetes#95357")),
 ])
 def test_a_comment_that_names_no_item_is_about_the_thread_its_address_names(
         text: str, author: str, number: int, expected: Signature) -> None:

@@ -297,3 +297,47 @@ def test_a_utf8_byte_order_mark_at_the_start_of_a_file_is_not_part_of_line_1(
     report = ingest_records(graph, read_records(b"\xef\xbb\xbf" + body), process=False)
 
     assert (report.stored, report.rejected) == (2, 0), report.results
+
+
+@pytest.mark.django_db
+def test_an_author_role_is_stored_by_its_name_or_as_the_corpus_calls_it(graph: Graph) -> None:
+    report = ingest_records(graph, [
+        (1, line(external_id="agent", author="dannyneira", author_role="agent")),
+        (2, line(external_id="corpus", author="hackenstacks", role="customer")),
+        (3, line(external_id="desk", author="Kim", role="end-user")),
+        (4, line(external_id="none", author="Alice")),
+        (5, line(external_id="own-role", author="Bob", role="maintainer of the docs")),
+        (6, line(external_id="bad", author="Eve", author_role="boss")),
+    ], process=False)
+
+    roles = dict(Episode.objects.filter(graph=graph).values_list("external_id", "author_role"))
+    assert roles == {"agent": "agent", "corpus": "customer", "desk": "customer", "none": "",
+                     "own-role": ""}  # a record's own "role" of another kind is ignored
+    assert [(r.line, r.field) for r in report.results if r.status == "rejected"] == [
+        (6, "author_role")]
+
+
+@pytest.mark.django_db
+def test_a_record_without_a_role_hashes_as_before(graph: Graph) -> None:
+    record = line(external_id=None)
+    ingest_records(graph, [(1, record)], process=False)
+
+    again = ingest_records(graph, [(1, {**record, "role": None})], process=False)
+
+    assert again.duplicates == 1
+
+
+@pytest.mark.django_db
+def test_a_support_threads_title_line_titles_its_thread(graph: Graph) -> None:
+    # warp-8587-hackenstacks-2026-02-06: "# Web Site Login Loop #8587"
+    url = "https://github.com/warpdotdev/warp/issues/8587"
+    record = line(external_id=None, author="hackenstacks", source="support:warpdotdev/warp",
+                  url=url, content="# Web Site Login Loop #8587\n\n### Describe the bug\n\n"
+                                   "I have tried to login with google.")
+    ingest_records(graph, [(1, record)], process=False)
+    again = ingest_records(graph, [(1, record)], process=False)
+
+    stored = Episode.objects.get(graph=graph)
+    assert stored.supplied == {"entities": [{"name": "warpdotdev/warp#8587", "type": "WorkItem",
+                                             "title": "Web Site Login Loop"}], "facts": []}
+    assert again.duplicates == 1  # the title is read from the content: the hash is the record's

@@ -161,7 +161,7 @@ def test_a_thread_closed_as_a_duplicate_joins_the_problem_it_duplicates(graph, i
     said = Fact.objects.get(graph=graph, relation="DUPLICATE_OF")
     assert (said.source.name, said.target.name, said.sentence) == (
         "acme/app#30", "acme/app#12", "Duplicate of #12")
-    joined = Fact.objects.get(graph=graph, source__name="Sam", target__name="acme/app#12")
+    joined = Fact.objects.get(graph=graph, source__name="sam", target__name="acme/app#12")
     assert joined.sentence == "sam wrote in acme/app#30, which points at acme/app#12."
 
 
@@ -302,3 +302,125 @@ def test_staff_closing_a_thread_ends_its_reports(graph, ingest) -> None:
     assert closed.sentence == "Closing this one for now due to inactivity."
     reports = Fact.objects.filter(graph=graph, relation="REPORTED", target__name="acme/app#12")
     assert reports.exists() and all(f.invalid_at is not None for f in reports)
+
+
+@pytest.mark.django_db
+def test_an_agents_reply_never_makes_them_a_customer_who_reported_the_thread(graph, ingest) -> None:
+    # dfw-10348-jmawebco-2021-02-09 and dfw-10348-stephen-turner-2021-02-09 (Docker staff): one
+    # customer, not "reported by 2 customers"
+    from memory.models import Entity, Fact
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/docker/for-win/issues/10348"
+    ingest(graph, [
+        {**ticket(1, "jmawebco", "support:docker/for-win",
+                  "# Failed to set version to docker-desktop: exit code: -1 #10348\n\n"
+                  "### Actual behavior\nDocker fails to start \n### Expected behavior\n"
+                  "Docker to start properly"), "url": url, "role": "customer"},
+        {**ticket(2, "stephen-turner", "support:docker/for-win",
+                  "This error means that WSL 2 is not installed correctly. Please follow "
+                  "Microsoft's instructions at https://aka.ms/wsl2-install"),
+         "url": f"{url}#issuecomment-1", "author_role": "agent"},
+    ])
+    run_pipeline(graph)
+
+    reporters = set(Fact.objects.filter(graph=graph, relation="REPORTED")
+                    .values_list("source__name", "source__type"))
+    assert reporters == {("jmawebco", "Customer")}
+    assert not Entity.objects.filter(graph=graph, name__iexact="stephen-turner",
+                                     type="Customer").exists()
+
+
+def test_what_an_agent_says_of_the_thread_is_read_as_the_vendors_word() -> None:
+    # warp-6305-dannyneira-2026-04-09 (Warp staff): "Duplicate of #1780"
+    from datetime import UTC, datetime
+
+    from memory.models import Episode
+    from memory.ontology import default_ontology
+    from memory.processing.reading import extract_episode
+
+    episode = Episode(author="dannyneira", source="support:warpdotdev/warp",
+                      content="Duplicate of #1780", author_role="agent",
+                      url="https://github.com/warpdotdev/warp/issues/6305#issuecomment-2",
+                      reference_time=datetime(2026, 4, 9, tzinfo=UTC))
+
+    extraction = extract_episode(episode, default_ontology(), {}, model=False)
+
+    assert [(f.source, f.relation, f.target) for f in extraction.facts] == [
+        ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780")]
+    assert extraction.author is not None and extraction.author.type == "Person"
+    assert extraction.author.name == "dannyneira"
+
+
+def test_without_a_role_a_support_message_is_read_as_a_customers_as_before() -> None:
+    from datetime import UTC, datetime
+
+    from memory.models import Episode
+    from memory.ontology import default_ontology
+    from memory.processing.reading import extract_episode
+
+    episode = Episode(author="dannyneira", source="support:warpdotdev/warp",
+                      content="Duplicate of #1780",
+                      url="https://github.com/warpdotdev/warp/issues/6305#issuecomment-2",
+                      reference_time=datetime(2026, 4, 9, tzinfo=UTC))
+
+    extraction = extract_episode(episode, default_ontology(), {}, model=False)
+
+    assert ("dannyneira", "REPORTED", "warpdotdev/warp#6305") in [
+        (f.source, f.relation, f.target) for f in extraction.facts]
+
+
+@pytest.mark.parametrize(("text", "url", "titled"), [
+    ("# Web Site Login Loop #8587\n\nI have tried to login",
+     "https://github.com/warpdotdev/warp/issues/8587",
+     ("warpdotdev/warp#8587", "Web Site Login Loop")),
+    ("# Web Site Login Loop #8587\n\nI have tried to login",
+     "https://github.com/warpdotdev/warp/issues/9999", None),  # another item's title
+    ("Duplicate of #1780", "https://github.com/warpdotdev/warp/issues/6305", None),
+    ("# Web Site Login Loop #8587", "", None),
+])
+def test_a_threads_title_is_its_first_messages_title_line(
+        text: str, url: str, titled: tuple[str, str] | None) -> None:
+    from memory.support import thread_title
+
+    assert thread_title(text, url) == titled
+
+
+@pytest.mark.django_db
+def test_a_support_thread_is_shown_by_its_title(graph, ingest) -> None:
+    # warp-8587-hackenstacks-2026-02-06: "# Web Site Login Loop #8587"
+    from memory.models import Observation
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/warpdotdev/warp/issues/8587"
+    ingest(graph, [
+        {**ticket(1, "hackenstacks", "support:warpdotdev/warp",
+                  "# Web Site Login Loop #8587\n\nI can't log in, the site loops."), "url": url},
+        {**ticket(2, "kim", "support:warpdotdev/warp", "Same here."), "url": f"{url}#c-1"},
+    ])
+    run_pipeline(graph)
+
+    shown = " ".join(f"{o.name} {o.summary}" for o in Observation.objects.filter(graph=graph))
+    assert "warpdotdev/warp#8587 “Web Site Login Loop”" in shown
+
+
+@pytest.mark.django_db
+def test_an_agent_closing_the_thread_ends_its_customers_reports(graph, ingest) -> None:
+    # ts-8314-kelivel-2023-10-13 (role agent): "Closing this one for now due to inactivity."
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url,
+         "role": "customer"},
+        {**ticket(2, "kelivel", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": f"{url}#issuecomment-9", "role": "agent"},
+    ])
+    run_pipeline(graph)
+
+    closed = Fact.objects.get(graph=graph, relation="HAS_STATUS", source__name="acme/app#12")
+    assert closed.target.name == "Closed"
+    reports = Fact.objects.filter(graph=graph, relation="REPORTED")
+    assert {f.source.name for f in reports} == {"kim"}
+    assert all(f.invalid_at is not None for f in reports)

@@ -82,12 +82,15 @@ class GraphCreateInput(serializers.Serializer):
 class EpisodeSerializer(ReadOnlyModelSerializer):
     url = serializers.CharField(read_only=True, help_text="Where it came from (a tracker item's "
                                                           "page); empty when not known.")
+    author_role = serializers.CharField(
+        read_only=True, help_text="`customer` or `agent` (the vendor's staff) when the source "
+                                  "said which side the author speaks for; empty otherwise.")
 
     class Meta:
         model = Episode
-        fields = ["uuid", "external_id", "author", "source", "url", "type", "content", "data",
-                  "reference_time", "ingested_at", "status", "error", "processed_at",
-                  "extractor"]
+        fields = ["uuid", "external_id", "author", "author_role", "source", "url", "type",
+                  "content", "data", "reference_time", "ingested_at", "status", "error",
+                  "processed_at", "extractor"]
 
 
 class SuppliedEntityInput(serializers.Serializer):
@@ -121,6 +124,12 @@ class EpisodeInput(serializers.Serializer):
                                 help_text="Its address in the tool it came from (http/https). A "
                                           "customer's message with the address of its ticket or "
                                           "thread belongs to that thread.")
+    author_role = serializers.ChoiceField(
+        choices=Episode.AuthorRole.choices, required=False,
+        help_text="Which side of a support conversation the author speaks for: `customer`, or "
+                  "`agent` (the vendor's staff: their message never makes them a customer who "
+                  "reported the problem; what they say of the ticket is the vendor's word). "
+                  "Left out: read as before. `role` is accepted as another name for it.")
     entities = SuppliedEntityInput(many=True, required=False)
     facts = SuppliedFactInput(many=True, required=False)
     read_text = serializers.BooleanField(

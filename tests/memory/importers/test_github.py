@@ -166,3 +166,21 @@ def test_a_broken_issue_is_reported_with_its_position_and_the_others_read() -> N
     assert [i.key for i in result.items] == ["acme/shop#1", "acme/shop#3"]
     assert [(p.position, p.item) for p in result.problems] == [("line 2", "#2"),
                                                                ("line 3", "")]
+
+
+def test_an_issue_opened_by_the_projects_own_member_is_the_projects_word(
+        imported: Graph) -> None:
+    # webcompat/web-bugs#71057: "author_association": "MEMBER" (webcompat-bot); #71058: "NONE"
+    created = Episode.objects.filter(graph=imported)
+    member = created.get(external_id="github:webcompat/web-bugs#71057:created")
+    user = created.get(external_id="github:webcompat/web-bugs#71058:created")
+
+    assert (member.author, member.author_role) == ("webcompat-bot", "agent")
+    assert (user.author, user.author_role) == ("Terepin", "")
+
+
+def test_only_members_owners_and_collaborators_are_the_projects_own() -> None:
+    for association, role in [("MEMBER", "agent"), ("OWNER", "agent"),
+                              ("COLLABORATOR", "agent"), ("CONTRIBUTOR", ""), ("NONE", "")]:
+        (item,) = github.read(lines(issue(1, author_association=association))).items
+        assert item.changes[0].actor is not None and item.changes[0].actor.role == role

@@ -122,3 +122,13 @@ def test_a_mapping_of_an_unknown_kind_of_field_is_refused() -> None:
         zendesk.read(export(), mapping="issue=Subject")
     with pytest.raises(ValueError, match="unknown field 'severity'"):
         zendesk.read(export(), mapping="severity=custom_field:1")
+
+
+def test_an_agents_comment_is_the_help_desks_side_and_the_requesters_the_customers(
+        graph: Graph, run_import: ImportFn) -> None:
+    run_import(graph, "zendesk", export())
+
+    roles = {(e.author, e.author_role) for e in Episode.objects.filter(graph=graph)}
+    assert ("Dana Whitlock", "agent") in roles  # role "agent" among the side-loaded users
+    assert ("Acme Corp", "customer") in roles  # the requester's organization
+    assert all(role == "agent" for author, role in roles if author == "Dana Whitlock")
