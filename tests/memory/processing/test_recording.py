@@ -1,6 +1,6 @@
-"""Recording one reading's facts and closures under the time rules (``memory.processing.recording``),
-on stored facts made by the factories: what ``FactBatch`` reads of them, and what ``FactRecorder``
-ends, revises and writes."""
+"""Recording one reading's facts and closures under the time rules
+(``memory.processing.recording``), on stored facts made by the factories: what ``FactBatch`` reads
+of them, and what ``FactRecorder`` ends, revises and writes."""
 
 from __future__ import annotations
 
@@ -26,14 +26,22 @@ def named(graph: Graph, name: str, type_: str) -> Entity:
     return EntityFactory(graph=graph, name=name, type=type_)
 
 
-def record(graph: Graph, extraction: Extraction, *, at: datetime, now: datetime | None = None,
-           ontology: Ontology | None = None) -> EpisodeOutcome:
+def record(
+    graph: Graph,
+    extraction: Extraction,
+    *,
+    at: datetime,
+    now: datetime | None = None,
+    ontology: Ontology | None = None,
+) -> EpisodeOutcome:
     """One episode written at ``at`` (ingested ``now``, by default then) read as ``extraction``,
     recorded over the graph's stored facts and written, as processing does."""
     episode = EpisodeFactory(graph=graph, reference_time=at, ingested_at=now or at)
     resolution = Resolution(
         entities={(e.name, e.type): e for e in Entity.objects.filter(graph=graph)},
-        created=[], suggestions=[], automatic_merges=[],
+        created=[],
+        suggestions=[],
+        automatic_merges=[],
     )
     batch = FactBatch(graph, ontology or default_ontology())
     outcome = EpisodeOutcome(episode, extraction)
@@ -42,13 +50,28 @@ def record(graph: Graph, extraction: Extraction, *, at: datetime, now: datetime 
     return outcome
 
 
-def customer_says(customer: str, *, closes: str, issue: str | None = None,
-                  facts: list[ExtractedFact] | None = None) -> Extraction:
+def customer_says(
+    customer: str,
+    *,
+    closes: str,
+    issue: str | None = None,
+    facts: list[ExtractedFact] | None = None,
+) -> Extraction:
     """A customer's message ending their ``closes`` facts (of ``issue``, or unnamed)."""
     return Extraction(
-        extractor="rules@1", author=ExtractedEntity(customer, "Customer"), facts=facts or [],
-        closures=[ExtractedClosure(customer, "Customer", closes, issue,
-                                   "Issue" if issue else None, "Works again, thanks.")],
+        extractor="rules@1",
+        author=ExtractedEntity(customer, "Customer"),
+        facts=facts or [],
+        closures=[
+            ExtractedClosure(
+                customer,
+                "Customer",
+                closes,
+                issue,
+                "Issue" if issue else None,
+                "Works again, thanks.",
+            )
+        ],
     )
 
 
@@ -67,41 +90,59 @@ def timeouts(graph: Graph) -> dict[str, Fact]:
     acme = named(graph, "Acme Corp", "Customer")
     return {
         "acme": FactFactory(graph=graph, source=acme, relation="REPORTED", target=issue),
-        "affects": FactFactory(graph=graph, source=issue, relation="AFFECTS",
-                               target=named(graph, "Checkout", "Product")),
-        "tracks": FactFactory(graph=graph, source=named(graph, "Stability Epic", "WorkItem"),
-                              relation="TRACKS", target=issue),
+        "affects": FactFactory(
+            graph=graph,
+            source=issue,
+            relation="AFFECTS",
+            target=named(graph, "Checkout", "Product"),
+        ),
+        "tracks": FactFactory(
+            graph=graph,
+            source=named(graph, "Stability Epic", "WorkItem"),
+            relation="TRACKS",
+            target=issue,
+        ),
     }
 
 
 #: A graph whose tracking items stop tracking an issue once it ends, besides the default rules.
-TRACKING_ENDS = build_ontology({"resolution_rules": [
-    {"relation": "REPORTED", "side": "target"}, {"relation": "TRACKS", "side": "target"},
-    {"relation": "AFFECTS", "side": "source"}, {"relation": "PRECEDED_BY", "side": "source"},
-]})
+TRACKING_ENDS = build_ontology(
+    {
+        "resolution_rules": [
+            {"relation": "REPORTED", "side": "target"},
+            {"relation": "TRACKS", "side": "target"},
+            {"relation": "AFFECTS", "side": "source"},
+            {"relation": "PRECEDED_BY", "side": "source"},
+        ]
+    }
+)
 
 
 def test_the_last_reporter_closing_their_report_without_naming_the_issue_ends_the_issue(
     graph: Graph, timeouts: dict[str, Fact]
 ) -> None:
-    record(graph, customer_says("Acme Corp", closes="REPORTED"), at=FRIDAY,
-           ontology=TRACKING_ENDS)
+    record(graph, customer_says("Acme Corp", closes="REPORTED"), at=FRIDAY, ontology=TRACKING_ENDS)
 
     assert reload(timeouts["acme"]).invalid_at == FRIDAY
     # The issue's stored facts, read only once the report ended, end with it by its rules.
     for ended in (timeouts["affects"], timeouts["tracks"]):
-        assert (reload(ended).invalid_at, ended.close_reason) == (FRIDAY,
-                                                                  Fact.CloseReason.RESOLUTION)
+        assert (reload(ended).invalid_at, ended.close_reason) == (
+            FRIDAY,
+            Fact.CloseReason.RESOLUTION,
+        )
 
 
 def test_a_report_closed_while_another_customer_still_reports_the_issue_ends_only_itself(
     graph: Graph, timeouts: dict[str, Fact]
 ) -> None:
-    globex = FactFactory(graph=graph, source=named(graph, "Globex Inc", "Customer"),
-                         relation="REPORTED", target=timeouts["acme"].target)
+    globex = FactFactory(
+        graph=graph,
+        source=named(graph, "Globex Inc", "Customer"),
+        relation="REPORTED",
+        target=timeouts["acme"].target,
+    )
 
-    record(graph, customer_says("Acme Corp", closes="REPORTED"), at=FRIDAY,
-           ontology=TRACKING_ENDS)
+    record(graph, customer_says("Acme Corp", closes="REPORTED"), at=FRIDAY, ontology=TRACKING_ENDS)
 
     assert reload(timeouts["acme"]).invalid_at == FRIDAY
     assert reload(globex).is_open
@@ -112,17 +153,37 @@ def test_a_report_closed_while_another_customer_still_reports_the_issue_ends_onl
 # -- what an episode's outcome tells ---------------------------------------------------------
 
 
-def fact(source: str, source_type: str, relation: str, target: str, target_type: str, *,
-         sentence: str = "", valid_at: datetime | None = None,
-         invalid_at: datetime | None = None) -> ExtractedFact:
-    return ExtractedFact(source, source_type, relation, target, target_type,
-                         sentence or f"{source} {relation} {target}.", valid_at, invalid_at)
+def fact(
+    source: str,
+    source_type: str,
+    relation: str,
+    target: str,
+    target_type: str,
+    *,
+    sentence: str = "",
+    valid_at: datetime | None = None,
+    invalid_at: datetime | None = None,
+) -> ExtractedFact:
+    return ExtractedFact(
+        source,
+        source_type,
+        relation,
+        target,
+        target_type,
+        sentence or f"{source} {relation} {target}.",
+        valid_at,
+        invalid_at,
+    )
 
 
-def reading(*facts: ExtractedFact, closures: tuple[ExtractedClosure, ...] = (),
-            author: ExtractedEntity | None = None) -> Extraction:
-    return Extraction(extractor="rules@1", facts=list(facts), closures=list(closures),
-                      author=author)
+def reading(
+    *facts: ExtractedFact,
+    closures: tuple[ExtractedClosure, ...] = (),
+    author: ExtractedEntity | None = None,
+) -> Extraction:
+    return Extraction(
+        extractor="rules@1", facts=list(facts), closures=list(closures), author=author
+    )
 
 
 def counts(outcome: EpisodeOutcome) -> tuple[int, int, int]:
@@ -141,26 +202,38 @@ def test_a_new_fact_is_created_and_a_restatement_of_it_supports_it(graph: Graph)
 
 
 def test_a_new_value_of_a_single_valued_relation_is_created_and_closes_the_old_one(
-    graph: Graph
+    graph: Graph,
 ) -> None:
     item = named(graph, "API Migration", "WorkItem")
-    blocked = FactFactory(graph=graph, source=item, relation="HAS_STATUS",
-                          target=named(graph, "Blocked", "Status"))
+    blocked = FactFactory(
+        graph=graph, source=item, relation="HAS_STATUS", target=named(graph, "Blocked", "Status")
+    )
     named(graph, "On Track", "Status")
 
-    outcome = record(graph, reading(fact("API Migration", "WorkItem", "HAS_STATUS", "On Track",
-                                         "Status")), at=TUESDAY)
+    outcome = record(
+        graph,
+        reading(fact("API Migration", "WorkItem", "HAS_STATUS", "On Track", "Status")),
+        at=TUESDAY,
+    )
 
     assert counts(outcome) == (1, 0, 1)
     assert reload(blocked).invalid_at == TUESDAY
 
 
 def test_a_backfilled_restatement_is_counted_as_support_not_as_a_new_fact(graph: Graph) -> None:
-    FactFactory(graph=graph, source=named(graph, "API Migration", "WorkItem"),
-                target=named(graph, "Auth Refactor", "WorkItem"), valid_at=TUESDAY)
+    FactFactory(
+        graph=graph,
+        source=named(graph, "API Migration", "WorkItem"),
+        target=named(graph, "Auth Refactor", "WorkItem"),
+        valid_at=TUESDAY,
+    )
 
-    outcome = record(graph, reading(fact("API Migration", "WorkItem", "DEPENDS_ON",
-                                         "Auth Refactor", "WorkItem")), at=MONDAY, now=FRIDAY)
+    outcome = record(
+        graph,
+        reading(fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem")),
+        at=MONDAY,
+        now=FRIDAY,
+    )
 
     assert counts(outcome) == (0, 1, 0)
     assert Fact.objects.filter(graph=graph, valid_at=MONDAY, expired_at=None).exists()
@@ -169,9 +242,20 @@ def test_a_backfilled_restatement_is_counted_as_support_not_as_a_new_fact(graph:
 def test_a_fact_from_an_entity_to_itself_is_dropped_with_a_note(graph: Graph) -> None:
     named(graph, "API Migration", "WorkItem")
 
-    outcome = record(graph, reading(fact("API Migration", "WorkItem", "DEPENDS_ON",
-                                         "API Migration", "WorkItem", sentence="It waits on "
-                                         "itself.")), at=MONDAY)
+    outcome = record(
+        graph,
+        reading(
+            fact(
+                "API Migration",
+                "WorkItem",
+                "DEPENDS_ON",
+                "API Migration",
+                "WorkItem",
+                sentence="It waits on itself.",
+            )
+        ),
+        at=MONDAY,
+    )
 
     assert outcome.notes == ["dropped self-loop: It waits on itself."]
     assert counts(outcome) == (0, 0, 0)
@@ -182,9 +266,21 @@ def test_a_removal_with_nothing_open_says_so(graph: Graph) -> None:
     named(graph, "API Migration", "WorkItem")
     named(graph, "Auth Refactor", "WorkItem")
 
-    outcome = record(graph, reading(fact("API Migration", "WorkItem", "DEPENDS_ON",
-                                         "Auth Refactor", "WorkItem", sentence="Link removed.",
-                                         invalid_at=MONDAY)), at=MONDAY)
+    outcome = record(
+        graph,
+        reading(
+            fact(
+                "API Migration",
+                "WorkItem",
+                "DEPENDS_ON",
+                "Auth Refactor",
+                "WorkItem",
+                sentence="Link removed.",
+                invalid_at=MONDAY,
+            )
+        ),
+        at=MONDAY,
+    )
 
     assert outcome.notes == ["nothing open to end: Link removed."]
 
@@ -195,9 +291,14 @@ def test_a_customer_saying_an_issue_they_never_reported_is_resolved_ends_nothing
     named(graph, "Initech", "Customer")
     named(graph, "Resolved", "Status")
 
-    outcome = record(graph, reading(
-        fact("Timeouts", "Issue", "HAS_STATUS", "Resolved", "Status", sentence="It is fixed."),
-        author=ExtractedEntity("Initech", "Customer")), at=FRIDAY)
+    outcome = record(
+        graph,
+        reading(
+            fact("Timeouts", "Issue", "HAS_STATUS", "Resolved", "Status", sentence="It is fixed."),
+            author=ExtractedEntity("Initech", "Customer"),
+        ),
+        at=FRIDAY,
+    )
 
     assert outcome.notes == ["resolved for a customer with no open report: It is fixed."]
     assert counts(outcome) == (0, 0, 0)
@@ -207,8 +308,12 @@ def test_a_customer_saying_an_issue_they_never_reported_is_resolved_ends_nothing
 def test_fixed_for_us_without_saying_what_ends_none_of_several_open_reports(
     graph: Graph, timeouts: dict[str, Fact]
 ) -> None:
-    other = FactFactory(graph=graph, source=timeouts["acme"].source, relation="REPORTED",
-                        target=named(graph, "Slow Search", "Issue"))
+    other = FactFactory(
+        graph=graph,
+        source=timeouts["acme"].source,
+        relation="REPORTED",
+        target=named(graph, "Slow Search", "Issue"),
+    )
 
     outcome = record(graph, customer_says("Acme Corp", closes="REPORTED"), at=FRIDAY)
 
@@ -218,53 +323,87 @@ def test_fixed_for_us_without_saying_what_ends_none_of_several_open_reports(
 
 
 def test_a_revised_fact_supports_once_more_than_what_the_same_reading_restates(
-    graph: Graph
+    graph: Graph,
 ) -> None:
     migration = named(graph, "API Migration", "WorkItem")
-    FactFactory(graph=graph, source=migration, target=named(graph, "Auth Refactor", "WorkItem"),
-                valid_at=TUESDAY)
-    FactFactory(graph=graph, source=named(graph, "Alice", "Person"), relation="RESPONSIBLE_FOR",
-                target=migration, valid_at=MONDAY)
+    FactFactory(
+        graph=graph,
+        source=migration,
+        target=named(graph, "Auth Refactor", "WorkItem"),
+        valid_at=TUESDAY,
+    )
+    FactFactory(
+        graph=graph,
+        source=named(graph, "Alice", "Person"),
+        relation="RESPONSIBLE_FOR",
+        target=migration,
+        valid_at=MONDAY,
+    )
 
-    outcome = record(graph, reading(
-        fact("Alice", "Person", "RESPONSIBLE_FOR", "API Migration", "WorkItem"),
-        fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem"),
-    ), at=MONDAY, now=FRIDAY)
+    outcome = record(
+        graph,
+        reading(
+            fact("Alice", "Person", "RESPONSIBLE_FOR", "API Migration", "WorkItem"),
+            fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem"),
+        ),
+        at=MONDAY,
+        now=FRIDAY,
+    )
 
     assert counts(outcome) == (0, 2, 0)
 
 
 def test_no_longer_blocked_on_anything_ends_every_dependency_of_the_item(graph: Graph) -> None:
     migration = named(graph, "API Migration", "WorkItem")
-    waits = [FactFactory(graph=graph, source=migration, target=named(graph, name, "WorkItem"))
-             for name in ("Auth Refactor", "Billing Revamp")]
+    waits = [
+        FactFactory(graph=graph, source=migration, target=named(graph, name, "WorkItem"))
+        for name in ("Auth Refactor", "Billing Revamp")
+    ]
 
-    outcome = record(graph, reading(closures=(ExtractedClosure(
-        "API Migration", "WorkItem", "DEPENDS_ON", None, None, "It is unblocked."),)), at=FRIDAY)
+    outcome = record(
+        graph,
+        reading(
+            closures=(
+                ExtractedClosure(
+                    "API Migration", "WorkItem", "DEPENDS_ON", None, None, "It is unblocked."
+                ),
+            )
+        ),
+        at=FRIDAY,
+    )
 
     assert counts(outcome) == (0, 0, 2)
     for dependency in waits:
         assert (reload(dependency).invalid_at, dependency.close_reason) == (
-            FRIDAY, Fact.CloseReason.EXPLICIT)
+            FRIDAY,
+            Fact.CloseReason.EXPLICIT,
+        )
 
 
 def test_the_fact_a_backfill_revised_is_not_ended_again_by_a_completion_in_the_same_reading(
-    graph: Graph
+    graph: Graph,
 ) -> None:
     named(graph, "Done", "Status")
-    recorded_first = FactFactory(graph=graph, source=named(graph, "API Migration", "WorkItem"),
-                                 target=named(graph, "Auth Refactor", "WorkItem"),
-                                 valid_at=TUESDAY)
+    recorded_first = FactFactory(
+        graph=graph,
+        source=named(graph, "API Migration", "WorkItem"),
+        target=named(graph, "Auth Refactor", "WorkItem"),
+        valid_at=TUESDAY,
+    )
     wednesday = TUESDAY + timedelta(days=1)
 
-    record(graph, reading(
-        fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem"),
-        fact("Auth Refactor", "WorkItem", "HAS_STATUS", "Done", "Status", valid_at=wednesday),
-    ), at=MONDAY, now=FRIDAY)
+    record(
+        graph,
+        reading(
+            fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem"),
+            fact("Auth Refactor", "WorkItem", "HAS_STATUS", "Done", "Status", valid_at=wednesday),
+        ),
+        at=MONDAY,
+        now=FRIDAY,
+    )
 
     revised = Fact.objects.get(graph=graph, relation="DEPENDS_ON", valid_at=MONDAY)
-    assert (revised.invalid_at, revised.close_reason) == (wednesday,
-                                                          Fact.CloseReason.RESOLUTION)
+    assert (revised.invalid_at, revised.close_reason) == (wednesday, Fact.CloseReason.RESOLUTION)
     reload(recorded_first)
     assert (recorded_first.invalid_at, recorded_first.expired_at) == (None, FRIDAY)
     assert recorded_first.close_reason == Fact.CloseReason.REVISED
@@ -277,12 +416,24 @@ def test_a_report_closed_as_of_an_earlier_day_sees_the_other_reports_as_they_wer
     """Globex's report ended on Wednesday; Acme's, told on Friday, ended on Tuesday: the issue
     was still reported on Tuesday, so it did not end then."""
     wednesday = TUESDAY + timedelta(days=1)
-    globex = FactFactory(graph=graph, source=named(graph, "Globex Inc", "Customer"),
-                         relation="REPORTED", target=timeouts["acme"].target,
-                         invalid_at=wednesday, expired_at=wednesday)
+    globex = FactFactory(
+        graph=graph,
+        source=named(graph, "Globex Inc", "Customer"),
+        relation="REPORTED",
+        target=timeouts["acme"].target,
+        invalid_at=wednesday,
+        expired_at=wednesday,
+    )
     says = customer_says("Acme Corp", closes="REPORTED", issue="Timeouts")
-    says.closures[0] = ExtractedClosure("Acme Corp", "Customer", "REPORTED", "Timeouts",
-                                        "Issue", "It has worked since Tuesday.", at=TUESDAY)
+    says.closures[0] = ExtractedClosure(
+        "Acme Corp",
+        "Customer",
+        "REPORTED",
+        "Timeouts",
+        "Issue",
+        "It has worked since Tuesday.",
+        at=TUESDAY,
+    )
 
     record(graph, says, at=FRIDAY)
 
