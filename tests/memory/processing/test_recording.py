@@ -440,3 +440,95 @@ def test_a_report_closed_as_of_an_earlier_day_sees_the_other_reports_as_they_wer
     assert reload(timeouts["acme"]).invalid_at == TUESDAY
     assert reload(globex).invalid_at == wednesday
     assert reload(timeouts["affects"]).invalid_at != TUESDAY
+
+
+# -- completions and single values -----------------------------------------------------------
+
+WEDNESDAY = MONDAY + timedelta(days=2)
+THURSDAY = MONDAY + timedelta(days=3)
+
+
+def status(graph: Graph, item: Entity, name: str, valid_at: datetime, **ends: datetime) -> Fact:
+    return FactFactory(
+        graph=graph,
+        source=item,
+        relation="HAS_STATUS",
+        target=Entity.objects.filter(graph=graph, name=name).first()
+        or named(graph, name, "Status"),
+        valid_at=valid_at,
+        **ends,
+    )
+
+
+def waits_on_auth(valid_at: datetime) -> Extraction:
+    return reading(
+        fact(
+            "API Migration",
+            "WorkItem",
+            "DEPENDS_ON",
+            "Auth Refactor",
+            "WorkItem",
+            valid_at=valid_at,
+        )
+    )
+
+
+def test_a_dependency_that_begins_after_the_work_was_done_is_not_ended_by_it(graph: Graph) -> None:
+    named(graph, "API Migration", "WorkItem")
+    auth = named(graph, "Auth Refactor", "WorkItem")
+    status(graph, auth, "Done", MONDAY)
+
+    record(graph, waits_on_auth(WEDNESDAY), at=FRIDAY)
+
+    assert Fact.objects.get(graph=graph, relation="DEPENDS_ON").is_open
+
+
+def test_a_backfilled_dependency_that_began_the_moment_the_work_was_done_ends_then(
+    graph: Graph,
+) -> None:
+    named(graph, "API Migration", "WorkItem")
+    status(graph, named(graph, "Auth Refactor", "WorkItem"), "Done", WEDNESDAY)
+
+    record(graph, waits_on_auth(WEDNESDAY), at=FRIDAY)
+
+    assert Fact.objects.get(graph=graph, relation="DEPENDS_ON").invalid_at == WEDNESDAY
+
+
+def test_a_backfilled_dependency_ends_at_the_first_completion_of_the_work(graph: Graph) -> None:
+    named(graph, "API Migration", "WorkItem")
+    auth = named(graph, "Auth Refactor", "WorkItem")
+    # Learned in this order: "won't fix" on Thursday, then that it was done on Wednesday.
+    status(graph, auth, "Won't Fix", THURSDAY)
+    done = status(graph, auth, "Done", WEDNESDAY, invalid_at=THURSDAY)
+
+    record(graph, waits_on_auth(MONDAY), at=FRIDAY)
+
+    dependency = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+    assert (dependency.invalid_at, dependency.closed_by_fact) == (WEDNESDAY, done)
+
+
+def test_a_backfilled_value_restated_after_the_newer_value_began_is_a_new_value(
+    graph: Graph,
+) -> None:
+    acme = named(graph, "Acme Corp", "Customer")
+    enterprise = FactFactory(
+        graph=graph,
+        source=acme,
+        relation="ON_PLAN",
+        target=named(graph, "Enterprise", "Plan"),
+        valid_at=TUESDAY,
+    )
+    named(graph, "Pro", "Plan")
+
+    record(
+        graph,
+        reading(
+            fact("Acme Corp", "Customer", "ON_PLAN", "Pro", "Plan", valid_at=MONDAY),
+            fact("Acme Corp", "Customer", "ON_PLAN", "Pro", "Plan", valid_at=THURSDAY),
+        ),
+        at=FRIDAY,
+    )
+
+    pro = Fact.objects.filter(graph=graph, target__name="Pro").order_by("valid_at")
+    assert [(f.valid_at, f.invalid_at) for f in pro] == [(MONDAY, TUESDAY), (THURSDAY, None)]
+    assert reload(enterprise).invalid_at == THURSDAY
