@@ -532,3 +532,36 @@ def test_a_backfilled_value_restated_after_the_newer_value_began_is_a_new_value(
     pro = Fact.objects.filter(graph=graph, target__name="Pro").order_by("valid_at")
     assert [(f.valid_at, f.invalid_at) for f in pro] == [(MONDAY, TUESDAY), (THURSDAY, None)]
     assert reload(enterprise).invalid_at == THURSDAY
+
+
+def test_waiting_on_another_item_and_no_longer_on_one_ends_only_that_dependency(
+    graph: Graph,
+) -> None:
+    """The update: the API migration now waits on the billing revamp, no longer on the auth
+    refactor."""
+    migration = named(graph, "API Migration", "WorkItem")
+    auth = FactFactory(
+        graph=graph, source=migration, target=named(graph, "Auth Refactor", "WorkItem")
+    )
+    named(graph, "Billing Revamp", "WorkItem")
+
+    record(
+        graph,
+        reading(
+            fact("API Migration", "WorkItem", "DEPENDS_ON", "Billing Revamp", "WorkItem"),
+            closures=(
+                ExtractedClosure(
+                    "API Migration",
+                    "WorkItem",
+                    "DEPENDS_ON",
+                    "Auth Refactor",
+                    "WorkItem",
+                    "No longer on the auth refactor.",
+                ),
+            ),
+        ),
+        at=FRIDAY,
+    )
+
+    assert reload(auth).invalid_at == FRIDAY
+    assert Fact.objects.get(graph=graph, target__name="Billing Revamp").is_open
