@@ -565,3 +565,97 @@ def test_waiting_on_another_item_and_no_longer_on_one_ends_only_that_dependency(
 
     assert reload(auth).invalid_at == FRIDAY
     assert Fact.objects.get(graph=graph, target__name="Billing Revamp").is_open
+
+
+def test_of_two_completions_at_the_same_moment_the_one_told_first_ends_a_later_told_dependency(
+    graph: Graph,
+) -> None:
+    named(graph, "API Migration", "WorkItem")
+    named(graph, "Auth Refactor", "WorkItem")
+    named(graph, "Done", "Status")
+    named(graph, "Won't Fix", "Status")
+
+    record(
+        graph,
+        reading(
+            fact("Auth Refactor", "WorkItem", "HAS_STATUS", "Done", "Status", valid_at=WEDNESDAY),
+            fact(
+                "Auth Refactor", "WorkItem", "HAS_STATUS", "Won't Fix", "Status", valid_at=WEDNESDAY
+            ),
+            fact(
+                "API Migration",
+                "WorkItem",
+                "DEPENDS_ON",
+                "Auth Refactor",
+                "WorkItem",
+                valid_at=MONDAY,
+            ),
+        ),
+        at=FRIDAY,
+    )
+
+    dependency = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+    assert dependency.invalid_at == WEDNESDAY
+    assert dependency.closed_by_fact.target.name == "Done"
+
+
+def test_a_restatement_dated_inside_an_ended_facts_interval_supports_it(graph: Graph) -> None:
+    ended = FactFactory(
+        graph=graph,
+        source=named(graph, "API Migration", "WorkItem"),
+        target=named(graph, "Auth Refactor", "WorkItem"),
+        valid_at=MONDAY,
+        invalid_at=WEDNESDAY,
+        expired_at=WEDNESDAY,
+    )
+
+    outcome = record(graph, waits_on_auth(TUESDAY), at=TUESDAY, now=FRIDAY)
+
+    assert counts(outcome) == (0, 1, 0)
+    assert list(Fact.objects.filter(graph=graph)) == [ended]
+    assert ended.evidence.count() == 2
+
+
+def test_each_fact_a_reading_restates_counts_as_supported(graph: Graph) -> None:
+    migration = named(graph, "API Migration", "WorkItem")
+    for name in ("Auth Refactor", "Billing Revamp"):
+        FactFactory(graph=graph, source=migration, target=named(graph, name, "WorkItem"))
+
+    outcome = record(
+        graph,
+        reading(
+            fact("API Migration", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem"),
+            fact("API Migration", "WorkItem", "DEPENDS_ON", "Billing Revamp", "WorkItem"),
+        ),
+        at=FRIDAY,
+    )
+
+    assert counts(outcome) == (0, 2, 0)
+
+
+def test_a_completion_already_stored_comes_before_one_told_for_the_same_moment(
+    graph: Graph,
+) -> None:
+    named(graph, "API Migration", "WorkItem")
+    done = status(graph, named(graph, "Auth Refactor", "WorkItem"), "Done", WEDNESDAY)
+    named(graph, "Won't Fix", "Status")
+
+    record(
+        graph,
+        reading(
+            fact(
+                "Auth Refactor", "WorkItem", "HAS_STATUS", "Won't Fix", "Status", valid_at=WEDNESDAY
+            ),
+            fact(
+                "API Migration",
+                "WorkItem",
+                "DEPENDS_ON",
+                "Auth Refactor",
+                "WorkItem",
+                valid_at=MONDAY,
+            ),
+        ),
+        at=FRIDAY,
+    )
+
+    assert Fact.objects.get(graph=graph, relation="DEPENDS_ON").closed_by_fact == done
