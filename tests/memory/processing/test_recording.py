@@ -659,3 +659,15 @@ def test_a_completion_already_stored_comes_before_one_told_for_the_same_moment(
     )
 
     assert Fact.objects.get(graph=graph, relation="DEPENDS_ON").closed_by_fact == done
+
+
+def test_finishing_work_nothing_waits_on_ends_nothing(graph: Graph) -> None:
+    named(graph, "Auth Refactor", "WorkItem")
+    named(graph, "Done", "Status")
+
+    outcome = record(
+        graph, reading(fact("Auth Refactor", "WorkItem", "HAS_STATUS", "Done", "Status")), at=FRIDAY
+    )
+
+    assert counts(outcome) == (1, 0, 0)
+    assert Fact.objects.get(graph=graph).is_open
