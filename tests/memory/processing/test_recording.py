@@ -671,3 +671,17 @@ def test_finishing_work_nothing_waits_on_ends_nothing(graph: Graph) -> None:
 
     assert counts(outcome) == (1, 0, 0)
     assert Fact.objects.get(graph=graph).is_open
+
+
+def test_a_fact_with_a_name_that_resolved_to_no_entity_is_skipped(graph: Graph) -> None:
+    """A name normalizing to nothing ("!!!") resolves to no entity (``resolve_entities``)."""
+    named(graph, "Auth Refactor", "WorkItem")
+
+    outcome = record(
+        graph,
+        reading(fact("!!!", "WorkItem", "DEPENDS_ON", "Auth Refactor", "WorkItem")),
+        at=FRIDAY,
+    )
+
+    assert counts(outcome) == (0, 0, 0)
+    assert not Fact.objects.filter(graph=graph).exists()
