@@ -685,3 +685,23 @@ def test_a_fact_with_a_name_that_resolved_to_no_entity_is_skipped(graph: Graph) 
 
     assert counts(outcome) == (0, 0, 0)
     assert not Fact.objects.filter(graph=graph).exists()
+
+
+def test_a_restatement_supports_the_earliest_interval_of_the_fact_that_can_hold_it(
+    graph: Graph,
+) -> None:
+    migration = named(graph, "API Migration", "WorkItem")
+    auth = named(graph, "Auth Refactor", "WorkItem")
+    first = FactFactory(
+        graph=graph,
+        source=migration,
+        target=auth,
+        valid_at=MONDAY,
+        invalid_at=WEDNESDAY,
+        expired_at=WEDNESDAY,
+    )
+    again = FactFactory(graph=graph, source=migration, target=auth, valid_at=THURSDAY)
+
+    record(graph, waits_on_auth(TUESDAY), at=TUESDAY, now=FRIDAY)
+
+    assert (first.evidence.count(), again.evidence.count()) == (2, 1)
