@@ -67,9 +67,10 @@ TARGETS: dict[str, Target] = {
                         ["tests/memory/test_processing.py",
                          "tests/memory/test_processing_batches.py",
                          "tests/memory/test_time_rules.py",
-                         # The ends a tracker gives (FactRecorder._end_given): without it, its
-                         # 21 mutants count as reached by no test.
-                         "tests/memory/processing/test_recording_given_ends.py"]),
+                         # FactBatch and FactRecorder directly, the ends a tracker gives
+                         # (FactRecorder._end_given) and the model's reading recorded over the
+                         # rules' (memory.processing.revision).
+                         "tests/memory/processing"]),
     "dashboard_access": Target(["dashboard/access.py"], ["tests/dashboard"]),
     "api_access": Target(["memory/api/access.py"],
                          ["tests/api/test_access.py", "tests/api/test_graphs.py",
