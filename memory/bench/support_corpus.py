@@ -261,6 +261,7 @@ def compare(directory: Path, *, seed: int = 0, split: str = "all",
             "ours_words_only": score_grouping(messages, words_only, brand=brand).as_dict(),
             "baseline": score_grouping(messages, baseline, brand=brand).as_dict(),
         })
+    rows.append(customers_row(records, messages, ours, baseline))
     result = {"messages": len(messages), "split": split, "batch": batch, "ours": info,
               "baseline": {"seconds": baseline_seconds, "groups": len(baseline),
                            "method": "TF-IDF + k-means per brand, k = gold problems"},
@@ -287,8 +288,32 @@ def compare_in_whole_queue(records: Sequence[dict[str, Any]], whole: Sequence[Me
         "ours": score_grouping(whole, ours, brand=brand, scored=scored).as_dict(),
         "baseline": score_grouping(whole, baseline, brand=brand, scored=scored).as_dict(),
     } for brand in [None, *brands(split)]]
+    split_records = [r for r in records if r["external_id"] in scored]
+    rows.append(customers_row(split_records, whole, ours, baseline))
     return {"messages": len(whole), "scored": len(split), "ours": info,
             "baseline": {"groups": len(baseline)}, "rows": rows}
+
+
+CUSTOMERS_ROW = "all, customers' messages"
+
+
+def customers_row(records: Sequence[dict[str, Any]], messages: Sequence[Message],
+                  ours: Sequence[Sequence[str]], baseline: Sequence[Sequence[str]],
+                  ) -> dict[str, Any]:
+    """Both groupings scored on the customers' messages of ``records`` only (each grouped as
+    it stands among all ``messages``): an agent's reply ("would you mind sending your logs")
+    reports no problem, so the product places it in no group (``Episode.author_role``), while
+    the labels give it its thread's problem. The rows above count every message; this one
+    counts what a support lead groups — reports — for both methods alike."""
+    from memory.ingestion import parse_author_role
+
+    customers = {r["external_id"] for r in records if parse_author_role(r) != "agent"}
+    return {
+        "brand": CUSTOMERS_ROW,
+        "gold_problems": sum(gold_problems(messages, b) for b in brands(messages)),
+        "ours": score_grouping(messages, ours, scored=customers).as_dict(),
+        "baseline": score_grouping(messages, baseline, scored=customers).as_dict(),
+    }
 
 
 def small_queue(records: Sequence[dict[str, Any]], size: int, *, seed: int,

@@ -11,10 +11,12 @@ from django.conf import settings
 from django.core.management import call_command
 
 from memory.bench.support_corpus import (
+    CUSTOMERS_ROW,
     SUPPORT_FILES,
     Message,
     compare,
     compare_small_queues,
+    customers_row,
     load_support_corpus,
     score_grouping,
     small_queue,
@@ -168,7 +170,7 @@ def test_the_bench_scores_the_split_and_batch_it_is_given(tmp_path: Path, capsys
     saved = json.loads((tmp_path / "bench.json").read_text())["support_corpus"]
     assert (saved["messages"], saved["split"], saved["batch"]) == (110, "dev", "dev-extra")
     assert {row["brand"] for row in saved["rows"]} == {
-        "all", "Postman", "Signal Desktop", "Cursor", "Mullvad VPN"}
+        "all", "Postman", "Signal Desktop", "Cursor", "Mullvad VPN", CUSTOMERS_ROW}
 
 
 def thread_record(n: int, author: str, text: str, split: str, problem: str | None,
@@ -230,3 +232,20 @@ def test_small_dev_queues_score_both_methods_averaged_over_the_seeds() -> None:
     for method in ("ours", "baseline"):
         assert 0.0 < result[method]["purity"] <= 1.0
         assert 0.0 <= result[method]["recall"] <= 1.0
+
+
+def test_the_customers_row_scores_both_groupings_on_the_customers_messages_alone() -> None:
+    # an agent's "please send your logs" in a thread about start failures: the labels give it
+    # the thread's problem, the product places it in no group (it reports nothing)
+    records = [{"external_id": "m1", "role": "customer"}, {"external_id": "m2"},
+               {"external_id": "m3", "role": "agent"}]
+    messages = [Message("m1", "Acme", "start", "Acme won't start."),
+                Message("m2", "Acme", "start", "Same here, it won't start."),
+                Message("m3", "Acme", "start", "Please send us your logs.")]
+
+    row = customers_row(records, messages, ours=[["m1", "m2"]], baseline=[["m1", "m2", "m3"]])
+
+    assert row["brand"] == CUSTOMERS_ROW
+    assert (row["ours"]["messages"], row["ours"]["recall"], row["ours"]["coverage"]) == (
+        2, 1.0, 1.0)
+    assert (row["baseline"]["messages"], row["baseline"]["recall"]) == (2, 1.0)
