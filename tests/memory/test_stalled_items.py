@@ -274,6 +274,9 @@ def test_a_support_message_reporting_a_problem_and_naming_its_ticket_is_one_stal
     run(graph)
 
     (only,) = stalled(graph)
-    assert only.name.startswith("bitwarden/clients#9262 reports "), only.name
+    # the ticket by its title (its first line, "# … #9262"), the problem inside
+    assert only.name.startswith(
+        "bitwarden/clients#9262 “Application Not Letting Me Log In"), only.name
+    assert "” reports the Login Failures" in only.name
     assert len(only.structure["stalled"]["also"]) == 1
     assert only.episodes.count() == 1
