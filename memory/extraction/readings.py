@@ -16,15 +16,6 @@ from contextlib import contextmanager
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-RETIRED: frozenset[str] = frozenset()
-"""Readings that record nothing. Empty: the precision round of 2026-12-05 retired eight readings
-whose dev matches all came from one or two episodes or one source (covered_by, done_by,
-heading_by, speaks_for, team_speaker, flaky_title, filed, working_on) and it cost dev-original
-meeting recall 0.585 → 0.512 and the held-out validation batch nothing either way, so they were
-restored. The tests' sources are the dev sources: a format one source uses is real text the
-product meets. A reading is retired here when ``bench_extraction --by-reading`` shows it wrong
-more often than right across batches."""
-
 UNTAGGED = "untagged"
 """What a fact no reading claims is counted as (one added after the rules, say)."""
 
@@ -42,10 +33,6 @@ class ReadingStack:
             yield
         finally:
             self._names.pop()
-
-    def retired(self) -> bool:
-        """Whether a running reading is one of ``RETIRED``: what it reads is not recorded."""
-        return not RETIRED.isdisjoint(self._names)
 
     def path(self) -> str:
         """``outer>inner`` without repeats (a reading that calls itself is one reading)."""

@@ -49,7 +49,7 @@ How a text is read
    and each fact cites its own line.
 5. Each fact carries the *reading* that produced it (``memory.extraction.readings``: the
    handler, line reader or minutes hook, nested as ``about_context>action_item``) for the
-   extraction bench's ``--by-reading``; a reading in ``readings.RETIRED`` records nothing.
+   extraction bench's ``--by-reading``.
 Interpretation rules (judgement calls)
 --------------------------------------
 * First person (I, we, our team, me, us) is the author; so is a standup line with no subject
@@ -216,7 +216,7 @@ from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.minutes import minutes_speaker, standup_owner
-from memory.extraction.readings import RETIRED, ReadingStack, reading
+from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
     product_in_use,
@@ -1522,7 +1522,7 @@ class _Reader:
             if action is not None and not commits_to_work(action["verb"], words[action.end():]):
                 action = None  # "Joe will attend the board meeting": no work taken on
             who, verb = (action["who"], action["verb"]) if action is not None else ("", "")
-            if action is None and "done_by" not in RETIRED and (
+            if action is None and (
                     done_by := _DONE_BY.match(words)) is not None and not (
                     done_by["by"] and self.context_is_own and not self.own_is_section
                     and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
@@ -1551,7 +1551,7 @@ class _Reader:
                         self.fact(person, RESPONSIBLE_FOR, self.context, clause)
                 return len(self.records) > before
             covered = _COVERED_BY.match(self.masked.text.strip()) or _COVERED_BY.match(words)
-            if covered is not None and "covered_by" not in RETIRED:
+            if covered is not None:
                 reference = self.masked.references.get(covered["ref"] or covered["ref2"])
                 if reference is not None and reference.type == "WorkItem" and (
                         reference.name != self.context.name):
@@ -1961,8 +1961,6 @@ class _Reader:
         ordinal: int,
         valid_at: datetime | None = None,
     ) -> None:
-        if self.readings.retired():
-            return
         self.records.append(_Record("fact", source, relation, target, sentence, ordinal, valid_at,
                                     self.readings.path()))
 
@@ -1981,8 +1979,6 @@ class _Reader:
 
     def closure(self, source: _Subject, relation: str, target: ExtractedEntity | None,
                 clause: _Clause) -> None:
-        if self.readings.retired():
-            return
         self.records.append(_Record("closure", source, relation, target, clause.sentence,
                                     clause.ordinal, clause.valid_at, self.readings.path()))
 
@@ -2005,8 +2001,6 @@ class _Reader:
         reported = (reported and clause.kind not in {"reason", "relative"}
                     and self.speaker is None and not self.in_context
                     and subject.name not in self.reference_names)
-        if self.readings.retired():
-            return
         if reported and self.author is not None:
             with self.readings.running("implied_owner"):
                 self.records.append(_Record("implied", self.author, RESPONSIBLE_FOR, subject,
