@@ -1,4 +1,4 @@
-"""Collect the ``dev-extra2`` batch: meeting minutes and pull-request descriptions from five public
+"""Collect the ``dev-extra2`` batch: meeting minutes and pull-request descriptions from six public
 repositories that no earlier batch took text from, to measure how the extractor generalises to
 sources it was never tuned on (and, afterwards, as tuning material).
 
@@ -8,8 +8,8 @@ read and repeated):
     python tests/corpus/tools/collect_extra2.py MIRRORS_DIR OUT_DIR
 
 MIRRORS_DIR holds bare clones named ``owner+name/repo`` (nodejs/TSC, tc39/notes, ossf/tac,
-bevyengine/bevy, psf/black). The rules are those of ``collect_git.py`` and ``collect_extra.py``:
-Markdown sections of 250 characters or more, cut at 1,600 characters at a paragraph boundary,
+spdx/meetings, bevyengine/bevy, psf/black). The rules are those of ``collect_git.py`` and
+``collect_extra.py``: Markdown sections of 250 characters or more, cut at 1,600 characters at a paragraph boundary,
 attendance/links/agenda-only sections left out, notes marked as AI-generated left out, one
 section per meeting file; pull-request descriptions of 300 characters or more, cut at 1,500;
 and the choice among candidates by the sha256 of the candidate's id (``collect_git.pick``), never
@@ -24,6 +24,7 @@ from pathlib import Path
 
 from collect_extra import write_sets
 from collect_git import (
+    SKIP_HEADINGS,
     TRACKER_LIMIT,
     git,
     meeting_chunks,
@@ -32,7 +33,8 @@ from collect_git import (
     trim,
 )
 
-COUNTS = {"nodejs-tsc": 28, "tc39-notes": 20, "ossf-tac": 2, "bevy-prs": 22, "black-prs": 10}
+COUNTS = {"nodejs-tsc": 28, "tc39-notes": 20, "ossf-tac": 2, "spdx-meetings": 25, "bevy-prs": 22,
+          "black-prs": 10}
 
 # --- meeting minutes ------------------------------------------------------------------------------
 
@@ -101,6 +103,21 @@ def _attendance(content: str) -> bool:
     return re.search(r"attendance|^\W*present\W*$", opening, re.I | re.M) is not None
 
 
+SPDX_SKIP = re.compile(SKIP_HEADINGS.pattern.replace("|minutes|notes|", "|attending|"), re.I)
+"""SPDX files put the meeting's whole record under ``## Minutes`` (or ``## Notes``): those
+headings are kept there, and the attendance heading ``## Attending`` is left out."""
+
+
+def spdx_meetings(repo: Path) -> list[dict]:
+    """SPDX team meeting minutes (``<team>/YYYY/YYYY-MM-DD.md``: tech, legal, outreach, general,
+    ai, safety, security and the other teams), one section per meeting file."""
+    paths = [p for p in git(repo, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
+             if re.match(r"[a-z]+/20\d\d/20\d\d-\d\d-\d\d\.md$", p)]
+    return meeting_chunks(repo, paths, "spdx", "github:spdx/meetings",
+                          "https://github.com/spdx/meetings",
+                          "CC-BY-3.0 (repository LICENSE)", dated_path, skip=SPDX_SKIP)
+
+
 # --- pull requests ---------------------------------------------------------------------------------
 
 _TRAILER = re.compile(r"^(Co-authored-by|Signed-off-by):", re.I)
@@ -144,6 +161,8 @@ def main(mirrors: Path, out: Path) -> None:
         "tc39-notes": ("meeting", pick(tc39_notes(repo("tc39+notes")), COUNTS["tc39-notes"],
                                        per_file=1)),
         "ossf-tac": ("meeting", pick(ossf_tac(repo("ossf+tac")), COUNTS["ossf-tac"], per_file=1)),
+        "spdx-meetings": ("meeting", pick(spdx_meetings(repo("spdx+meetings")),
+                                          COUNTS["spdx-meetings"], per_file=1)),
         "bevy-prs": ("tracker", pick(squash_prs(
             repo("bevyengine+bevy"), "bevy", "bevyengine/bevy",
             "MIT OR Apache-2.0 (repository LICENSE-MIT, LICENSE-APACHE; PR text by its author)"),
