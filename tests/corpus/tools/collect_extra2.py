@@ -38,7 +38,7 @@ COUNTS = {
     "tc39-notes": 20,
     "ossf-tac": 2,
     "spdx-meetings": 25,
-    "bevy-prs": 22,
+    "bevy-prs": 35,
     "black-prs": 10,
 }
 
