@@ -336,6 +336,23 @@ def test_the_validation_batch_is_scored_only_when_asked_and_never_with_its_misse
 
 
 @pytest.mark.django_db  # the report names the database server
+def test_the_dev_extra2_batch_is_scored_only_when_asked_and_its_misses_can_be_read(
+        tiny_corpus: Path, tmp_path: Path) -> None:
+    new = _record("n1", "The search page is blocked on the index rebuild.", "meeting", "dev",
+                  [_gold("search page", "DEPENDS_ON", "index rebuild",
+                         "The search page is blocked on the index rebuild.")],
+                  batch="dev-extra2")
+    (tiny_corpus / "minutes.jsonl").write_text(json.dumps(new) + "\n")
+
+    by_default = _run("--corpus", str(tiny_corpus), "--split", "dev", "--out", str(tmp_path / "a"))
+    assert _row(by_default, "dev split, per genre", "all")[1] == "3"  # as without it
+    only_new = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "dev-extra2",
+                    "--misses", "--out", str(tmp_path / "b"))
+    assert _row(only_new, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    assert "support" not in only_new
+
+
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(
@@ -530,7 +547,7 @@ def test_the_later_dev_extra_batch_is_dev_only_and_from_sources_of_its_own() -> 
              if row["batch"] == "dev-extra"}
     assert extra and set(extra.values()) == {"dev"}
     assert not original_sources & {source for source, _ in extra}
-    assert {row["batch"] for row in rows} == {"original", "dev-extra", "validation"}
+    assert {row["batch"] for row in rows} == {"original", "dev-extra", "validation", "dev-extra2"}
     for source, record in _corpus_records():
         if record.get("batch") == "dev-extra":
             assert record["split"] == extra.pop((source, record["external_id"])) == "dev"
@@ -566,6 +583,27 @@ def test_the_validation_batch_is_dev_only_new_text_from_the_original_sources() -
         genres[record["genre"]] += 1
     assert not held  # every validation row of split.tsv is an episode
     assert genres == {"tracker": 20, "meeting": 21, "support": 27}
+
+
+def test_the_dev_extra2_batch_is_dev_only_labelled_new_text_from_sources_of_its_own() -> None:
+    rows = _split_rows()
+    earlier_sources = {row["source"] for row in rows if row["batch"] != "dev-extra2"}
+    new = {(row["source"], row["external_id"]): row["split"] for row in rows
+           if row["batch"] == "dev-extra2"}
+    assert new and set(new.values()) == {"dev"}
+    assert not earlier_sources & {source for source, _ in new}
+    records = _corpus_records()
+    other_texts = {_normal(r["content"]) for _, r in records if r.get("batch") != "dev-extra2"}
+    genres: Counter[str] = Counter()
+    for source, record in records:
+        if record.get("batch") != "dev-extra2":
+            continue
+        assert record["split"] == new.pop((source, record["external_id"])) == "dev"
+        assert "gold_facts" in record  # labelled
+        assert _normal(record["content"]) not in other_texts, record["external_id"]
+        genres[record["genre"]] += 1
+    assert not new  # every dev-extra2 row of split.tsv is an episode
+    assert genres == {"meeting": 75, "tracker": 45}
 
 
 def test_the_agreement_sample_is_its_rule_over_original_dev_episodes_all_labelled_twice() -> None:

@@ -46,9 +46,10 @@ class Command(BaseCommand):
         parser.add_argument("--batch", action="append", choices=BATCHES,
                             help="only this batch (repeatable): 'original' (the episodes the "
                                  "split was frozen on), 'dev-extra' (dev-only episodes added "
-                                 "later) or 'validation' (dev-only episodes of the original "
-                                 "sources, for measuring only: never with --misses); original "
-                                 "and dev-extra by default")
+                                 "later), 'validation' (dev-only episodes of the original "
+                                 "sources, for measuring only: never with --misses) or "
+                                 "'dev-extra2' (dev-only episodes of five more sources); "
+                                 "original and dev-extra by default")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",

@@ -212,6 +212,24 @@ def wasm(repo: Path) -> list[dict]:
     return kept
 
 
+def write_sets(out: Path, sets: dict[str, tuple[str, list[dict]]], *, batch: str) -> None:
+    """Write each source's chosen episodes to ``OUT_DIR/<source>.jsonl`` in the corpus format:
+    the ingest fields, then ``genre``, ``split`` (always ``dev``: a later batch never belongs to
+    ``test``), ``batch``, ``url``, ``origin`` and ``licence``. Shared by the collectors of the
+    later batches (``collect_validation.py``, ``collect_extra2.py``)."""
+    for name, (genre, episodes) in sets.items():
+        with (out / f"{name}.jsonl").open("w") as handle:
+            for episode in episodes:
+                record = {"external_id": episode["external_id"], "author": episode["author"],
+                          "reference_time": episode["reference_time"], "type": "text",
+                          "source": episode["source"], "content": episode["content"],
+                          "genre": genre, "split": "dev", "batch": batch,
+                          "url": episode["url"], "origin": episode["origin"],
+                          "licence": episode["licence"]}
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        print(name, genre, len(episodes))
+
+
 def main(mirrors: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     repo = lambda name: mirrors / name / "repo"  # noqa: E731
@@ -224,18 +242,7 @@ def main(mirrors: Path, out: Path) -> None:
         "ipfs-weekly": ("meeting", pick(ipfs_updates(repo("ipfs+team-mgmt")), 35, per_file=1)),
     }
     assert SKIP_HEADINGS  # the same skip list as the first batch (used by meeting_chunks)
-    for name, (genre, episodes) in sets.items():
-        with (out / f"{name}.jsonl").open("w") as handle:
-            for episode in episodes:
-                record = {"external_id": episode["external_id"], "author": episode["author"],
-                          "reference_time": episode["reference_time"], "type": "text",
-                          "source": episode["source"], "content": episode["content"],
-                          "genre": genre, "split": "dev", "batch": "dev-extra",
-                          "url": episode["url"], "origin": episode["origin"],
-                          "licence": episode["licence"]}
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print(name, genre, len(episodes))
-
+    write_sets(out, sets, batch="dev-extra")
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))

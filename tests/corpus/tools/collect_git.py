@@ -143,7 +143,7 @@ def sections(text: str) -> list[tuple[str, str]]:
 
 
 def meeting_chunks(repo: Path, paths: list[str], prefix: str, source: str, url_base: str,
-                   licence: str, date_of) -> list[dict]:
+                   licence: str, date_of, skip: re.Pattern[str] = SKIP_HEADINGS) -> list[dict]:
     head = git(repo, "rev-parse", "HEAD").strip()
     episodes = []
     for path in paths:
@@ -156,7 +156,7 @@ def meeting_chunks(repo: Path, paths: list[str], prefix: str, source: str, url_b
         for index, (heading, body) in enumerate(sections(text)):
             match = HEADING.match(heading)
             title = match.group(2) if match else ""
-            if not title or SKIP_HEADINGS.match(title.strip("*_ ")) or len(body) < 250:
+            if not title or skip.match(title.strip("*_ ")) or len(body) < 250:
                 continue
             content = trim(f"{heading}\n\n{body}", MEETING_LIMIT)
             if len(content) < 250:

@@ -26,6 +26,7 @@ import re
 import sys
 from pathlib import Path
 
+from collect_extra import write_sets
 from collect_git import cargo_prs, date_from, git, meeting_chunks, rust_analyzer_prs
 
 CORPUS = Path(__file__).resolve().parent.parent
@@ -107,18 +108,7 @@ def main(mirrors: Path, out: Path) -> None:
         "https://github.com/rust-lang/lang-team",
         "MIT OR Apache-2.0 (repository LICENSE-MIT, LICENSE-APACHE)", date_from),
         COUNTS["rust-lang-team"], per_file=True))
-    for name, (genre, episodes) in sets.items():
-        with (out / f"{name}.jsonl").open("w") as handle:
-            for episode in episodes:
-                record = {"external_id": episode["external_id"], "author": episode["author"],
-                          "reference_time": episode["reference_time"], "type": "text",
-                          "source": episode["source"], "content": episode["content"],
-                          "genre": genre, "split": "dev", "batch": "validation",
-                          "url": episode["url"], "origin": episode["origin"],
-                          "licence": episode["licence"]}
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print(name, genre, len(episodes))
-
+    write_sets(out, sets, batch="validation")
 
 if __name__ == "__main__":
     main(Path(sys.argv[1]), Path(sys.argv[2]))
