@@ -45,7 +45,7 @@ Contract
     "Stalled items").
 ``held_key(stall_dict) -> tuple``
     What identifies a held stall as stored (item, state, since, others, facts): a pattern
-    whose held stalls changed is written again (``memory.held_stalls``).
+    whose held stalls changed is written again (``memory.pipeline.held_stalls``).
 ``with_held_stalls(structure, stalls) -> Structure``
     The pattern's structure with the stalls it holds, which its summary, card, page, the
     weekly review and the export show.
