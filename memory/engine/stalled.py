@@ -65,6 +65,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from memory.engine.item_priority import urgency
 from memory.engine.structure import (
     DEPENDS_ON,
     HAS_STATUS,
@@ -175,6 +176,9 @@ class Stall:
             "also": list(self.also_ids),
             "priority": self.priority,
             "labels": list(self.labels),
+            # (priority rank, severity rank) from those: what the board sorts stalled cards by
+            # in the database (``memory.engine.item_priority.urgency``).
+            "urgency": list(urgency(self.priority, self.labels)),
         }
 
 
