@@ -15,14 +15,17 @@ def add_urgency(apps, schema_editor):  # type: ignore[no-untyped-def]
         stall = (observation.structure or {}).get("stalled")
         if not isinstance(stall, dict) or "urgency" in stall:
             continue
-        stall["urgency"] = list(urgency(str(stall.get("priority") or ""),
-                                        [str(label) for label in stall.get("labels") or ()]))
+        stall["urgency"] = list(
+            urgency(
+                str(stall.get("priority") or ""),
+                [str(label) for label in stall.get("labels") or ()],
+            )
+        )
         changed.append(observation)
     Observation.objects.bulk_update(changed, ["structure"], batch_size=500)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("memory", "0018_episode_author_role"),
     ]

@@ -20,13 +20,20 @@ def weeks_ago(weeks: float) -> str:
 
 
 def update(external_id: str, author: str, when: str, content: str) -> dict[str, str]:
-    return {"external_id": external_id, "author": author, "reference_time": when,
-            "content": content}
+    return {
+        "external_id": external_id,
+        "author": author,
+        "reference_time": when,
+        "content": content,
+    }
 
 
 def stalled(graph: Graph, status: str = Observation.Status.ACTIVE) -> list[Observation]:
-    return list(Observation.objects.filter(graph=graph, kind=Observation.Kind.STALLED,
-                                           status=status).order_by("pk"))
+    return list(
+        Observation.objects.filter(
+            graph=graph, kind=Observation.Kind.STALLED, status=status
+        ).order_by("pk")
+    )
 
 
 def run(graph: Graph) -> None:
@@ -35,12 +42,16 @@ def run(graph: Graph) -> None:
 
 
 def test_a_run_after_another_examines_only_the_items_whose_updates_changed(
-    graph: Graph, ingest: IngestFn,
+    graph: Graph,
+    ingest: IngestFn,
 ) -> None:
-    ingest(graph, [
-        update("a", "Alice", weeks_ago(5), "The audit report is stalled."),
-        update("b", "Bob", weeks_ago(4), "The search rewrite is in review."),
-    ])
+    ingest(
+        graph,
+        [
+            update("a", "Alice", weeks_ago(5), "The audit report is stalled."),
+            update("b", "Bob", weeks_ago(4), "The search rewrite is in review."),
+        ],
+    )
     first = run_pipeline(graph)
     assert first is not None and first.counts["stalled"] == 2
     assert StalledItemsMemo.objects.get(graph=graph).run_id == first.pk
