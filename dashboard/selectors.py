@@ -13,6 +13,7 @@ from uuid import UUID
 from django.db import connection
 from django.db.models import (
     Case,
+    CharField,
     Count,
     Exists,
     F,
@@ -27,8 +28,10 @@ from django.db.models import (
     When,
     prefetch_related_objects,
 )
-from django.db.models.functions import Substr, TruncDate
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce, Substr, TruncDate
 
+from memory.engine.item_priority import UNKNOWN
 from memory.models import (
     Claim,
     Entity,
@@ -50,7 +53,10 @@ CLUSTER_EPISODES_SHOWN = 200
 by ``max_cluster_episodes``; this guards the page against a graph configured without a cap)."""
 
 SORTS = {
-    "reach": ["-reach_total", "-window_end", "-pk"],
+    # Stalled cards have no reach: among them, the tracker's priority, then severity, then the
+    # longest stalled (``stall_order``), as the weekly review lists them.
+    "reach": ["-reach_total", "stall_priority", "stall_severity", "stall_since", "-window_end",
+              "-pk"],
     "latest": ["-window_end", "-pk"],
     "newest": ["-created_at", "-pk"],
 }
@@ -106,7 +112,29 @@ def board_observations(graph: Graph, filters: BoardFilters) -> QuerySet[Observat
     if filters.since:
         observations = observations.filter(created_at__gte=filters.since)
     observations = observations.annotate(reach_total=F("reach_people") + F("reach_work_items"))
-    return _card_fields(observations).order_by(*SORTS.get(filters.sort, SORTS["reach"]))
+    sort = SORTS.get(filters.sort, SORTS["reach"])
+    if "stall_priority" in sort:
+        observations = stall_order(observations)
+    return _card_fields(observations).order_by(*sort)
+
+
+def stall_order(observations: QuerySet[Observation]) -> QuerySet[Observation]:
+    """Annotated with what orders stalled cards: ``stall_priority`` and ``stall_severity`` (the
+    ranks ``Stall.as_dict`` stores as ``urgency``, lower first; ``UNKNOWN`` when the tracker
+    gives none) and ``stall_since`` (ISO time in UTC: in text order, the oldest first). Other
+    cards come first (-1, "") and keep the order that follows."""
+    stalled = Q(kind=Observation.Kind.STALLED)
+
+    def rank(index: int) -> Case:
+        stored = Cast(KT(f"structure__stalled__urgency__{index}"), IntegerField())
+        return Case(When(stalled, then=Coalesce(stored, Value(UNKNOWN))), default=Value(-1),
+                    output_field=IntegerField())
+
+    return observations.annotate(
+        stall_priority=rank(0), stall_severity=rank(1),
+        stall_since=Case(When(stalled, then=KT("structure__stalled__since")), default=Value(""),
+                         output_field=CharField()),
+    )
 
 
 def retired_observations(

@@ -453,7 +453,7 @@ def find_stalled_items(
 
     ``kinds``: the items of a kind that stalls (``stall_kind_ids``; read here when not given);
     ``touched``: the items whose inputs may have changed since ``memo``'s run, when the caller
-    knows (``memory.incremental``): only those are scanned again."""
+    knows (``memory.pipeline.incremental``): only those are scanned again."""
     if boilerplate:
         rows = [row for row in rows if row[1] not in boilerplate]
     if kinds is None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import factory
 from django.contrib.auth import get_user_model
 
+from memory.engine.stalled import STATUS, Stall
 from memory.models import (
     Entity,
     Episode,
@@ -184,21 +186,20 @@ class LLMCallFactory(factory.django.DjangoModelFactory):
 
 
 def stalled_structure(item: int = 1, status: int = 2, *, since: datetime, as_of: datetime,
-                      names: dict[int, str] | None = None) -> dict[str, object]:
+                      names: dict[int, str] | None = None, priority: str = "",
+                      labels: Sequence[str] = ()) -> dict[str, object]:
     """An ``Observation.structure`` for a stalled item: ``item`` in ``status`` since ``since``,
-    found at ``as_of`` (entity ids; names default to "Entity <id>")."""
+    found at ``as_of`` (entity ids; names default to "Entity <id>"), with its tracker's
+    ``priority`` and ``labels``; the stall stored as the pipeline stores it (``Stall.as_dict``)."""
     names = names or {}
+    stall = Stall(item_id=item, state=STATUS, since=since, as_of=as_of, fact_ids=(),
+                  episode_ids=(), other_ids=(status,), priority=priority, labels=tuple(labels))
     return {
         "kind": "stalled",
         "entities": [item, status],
         "links": [],
         "dependency": None,
         "recurring": None,
-        "stalled": {
-            "item": item, "state": "status", "since": since.isoformat(),
-            "as_of": as_of.isoformat(), "weeks": (as_of - since) // timedelta(weeks=1),
-            "facts": [], "episodes": [], "others": [status], "weeks_mentioned": 0,
-            "weeks_counted": 0,
-        },
+        "stalled": stall.as_dict(),
         "names": {str(i): names.get(i, f"Entity {i}") for i in (item, status)},
     }

@@ -139,7 +139,7 @@ def _timed_run(graph: Graph, server: FakeOpenAI | None, rss: RssPeaks) -> dict[s
         # Stalled items: views of one item each, beside the clusters (issue #13).
         "stalled": c.get("stalled", 0), "restated": c.get("restated", 0),
         # Whether the run clustered only the components its changes touched
-        # (memory.incremental), and how many items stalled-item detection examined.
+        # (memory.pipeline.incremental), and how many items stalled-item detection examined.
         "reclustered": c.get("reclustered", False),
         "stalled_examined": c.get("stalled_examined", 0),
         "created": c["created"], "updated": c["updated"], "untouched": c["untouched"],

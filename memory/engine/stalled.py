@@ -45,7 +45,7 @@ Contract
     "Stalled items").
 ``held_key(stall_dict) -> tuple``
     What identifies a held stall as stored (item, state, since, others, facts): a pattern
-    whose held stalls changed is written again (``memory.held_stalls``).
+    whose held stalls changed is written again (``memory.pipeline.held_stalls``).
 ``with_held_stalls(structure, stalls) -> Structure``
     The pattern's structure with the stalls it holds, which its summary, card, page, the
     weekly review and the export show.
@@ -65,6 +65,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
+from memory.engine.item_priority import urgency
 from memory.engine.structure import (
     DEPENDS_ON,
     HAS_STATUS,
@@ -175,6 +176,9 @@ class Stall:
             "also": list(self.also_ids),
             "priority": self.priority,
             "labels": list(self.labels),
+            # (priority rank, severity rank) from those: what the board sorts stalled cards by
+            # in the database (``memory.engine.item_priority.urgency``).
+            "urgency": list(urgency(self.priority, self.labels)),
         }
 
 

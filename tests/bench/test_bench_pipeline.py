@@ -24,10 +24,10 @@ from memory.bench.synthetic import SyntheticGraph, synthetic_graph
 from memory.engine.clustering import ClusteringSettings, cluster_episodes
 from memory.engine.context import build_context, extend_clusters
 from memory.engine.types import Cluster, Row
-from memory.incremental import forget
 from memory.models import Entity, Episode, Fact, FactEvidence, Graph, Observation, PipelineRun
 from memory.ontology import default_ontology
 from memory.pipeline import run_pipeline
+from memory.pipeline.incremental import forget
 from tests.factories import GraphFactory
 
 START = datetime(2026, 9, 1, tzinfo=UTC)

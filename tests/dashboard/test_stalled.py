@@ -280,8 +280,7 @@ def issue_stalled(graph: Graph, number: int, since: datetime,
     """A webcompat issue open since ``since`` with the labels its importer kept."""
     key = f"webcompat/web-bugs#{number}"
     structure = stalled_structure(item=number, status=2, since=since, as_of=FOUND,
-                                  names={number: key, 2: "open"})
-    structure["stalled"]["labels"] = labels  # type: ignore[index]
+                                  names={number: key, 2: "open"}, labels=labels)
     return ObservationFactory(
         graph=graph, kind=Observation.Kind.STALLED, name=f"{key} open since {since:%-d %b}",
         structure=structure, window_start=since, window_end=since, created_at=FOUND,
@@ -311,6 +310,19 @@ def test_the_weekly_review_lists_stalls_by_their_trackers_priority_then_longest_
     assert rows[0].stall.marks_text == "priority-critical · milestone needstriage"
     html = response.content.decode()
     assert "priority-critical · milestone needstriage" in html
+
+
+def test_the_board_lists_stalled_cards_by_their_trackers_priority_then_longest_first(
+    client: Client, graph: Graph, owner, forty_of_one_week: list[Observation],  # type: ignore[no-untyped-def]
+    chain: Observation,
+) -> None:
+    # Stalled cards have no reach: after the chain, in the weekly review's order, not by their
+    # latest update.
+    response = signed_in(client, owner).get(reverse("board", args=[graph.slug]))
+
+    names = [c.observation.name.split(" open since")[0] for c in response.context["cards"]]
+    assert names == ["Auth Refactor blocking 1 workstream", "webcompat/web-bugs#12",
+                     "webcompat/web-bugs#13", "webcompat/web-bugs#11", "webcompat/web-bugs#10"]
 
 
 def test_the_weekly_review_sums_up_the_stalls_of_one_source_since_one_week_in_one_line(

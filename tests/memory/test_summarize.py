@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from memory.engine.stalled import STATUS, Stall, with_held_stalls
 from memory.engine.structure import Structure, analyse_cluster
 from memory.engine.template_summary import summarize_with_template
 from memory.engine.types import Cluster, EntityInfo, EpisodeInfo, FactInfo, Link
@@ -119,6 +120,27 @@ def exports() -> Seed:
     )
 
 
+IN_REVIEW, E_SAID = 15, 104
+QUIET_SINCE = MONDAY - timedelta(weeks=7)
+"""5 Oct 2026: when the Auth Service Refactor went into review, said once and never again."""
+
+
+def holding(*, held: bool = True) -> Seed:
+    """The seed with the Auth Service Refactor in review since ``QUIET_SINCE`` (fact 208): a
+    quiet stall the pattern holds (``held``), as the pipeline hands it to the summarizers."""
+    data = seed()
+    with_status = build(
+        [*data.entities.values(), EntityInfo(IN_REVIEW, "In Review", "Status")],
+        [*data.episodes.values(), EpisodeInfo(E_SAID, QUIET_SINCE, "Alice", ALICE)],
+        [*data.facts.values(), FactInfo(208, AUTH, "HAS_STATUS", IN_REVIEW, (E_SAID,))],
+        data.cluster.links,
+    )
+    stall = Stall(item_id=AUTH, state=STATUS, since=QUIET_SINCE, as_of=MONDAY, fact_ids=(208,),
+                  episode_ids=(E_SAID,), other_ids=(IN_REVIEW,), last_said=QUIET_SINCE)
+    return replace(with_status, structure=with_held_stalls(with_status.structure,
+                                                           (stall,) if held else None))
+
+
 ROOT_CLAIM = "The Auth Service Refactor, owned by the Backend Team, is the root blocker."
 WAIT_CLAIM = "The API Migration and the Payments Integration wait on it."
 
@@ -206,6 +228,55 @@ def test_the_prompt_carries_numbered_facts_and_the_structure_but_no_episode_text
                      r"API Migration, Payments Integration; downstream: Checkout Flow; "
                      r"people: Alice, Bob, Clara \[[\d ]+\]", user)
     assert "<episode" not in user
+
+
+def test_the_prompt_shows_the_quiet_stalls_a_pattern_holds_citing_their_facts(
+    fake_openai: FakeOpenAI,
+) -> None:
+    data = holding()
+    fake_openai.reply_json(answer(good(data)))
+
+    data.summarize(GraphFactory())
+
+    (request,) = fake_openai.completions()
+    user = user_prompt(request)
+    assert f"{data.number(208)}: Auth Service Refactor HAS_STATUS In Review" in user
+    assert (f"stalled: Auth Service Refactor in review since 2026-10-05 (7 weeks by 2026-11-23), "
+            f"restated by no update since 2026-10-05 [{data.number(208)}]") in user
+    assert "stalled" in str(request.messages[0]["content"])
+
+
+def test_a_model_summary_may_say_how_long_a_held_stall_has_been_stuck_citing_its_facts(
+    fake_openai: FakeOpenAI,
+) -> None:
+    data = holding()
+    said = "The Auth Service Refactor has been in review since 5 Oct 2026 (7 weeks by 23 Nov 2026)."
+    written = good(data)
+    written["claims"].append({"text": said, "facts": [data.number(208)]})
+    fake_openai.reply_json(answer(written))
+
+    outcome = data.summarize(GraphFactory())
+
+    assert (outcome.generator, outcome.fallback_reason) == (FAKE_MODEL, "")
+    assert outcome.summary.claims[-1].text == said
+    assert outcome.summary.claims[-1].fact_ids == (208,)
+
+
+def test_a_pattern_holding_a_stall_now_is_not_given_the_summary_cached_without_it(
+    fake_openai: FakeOpenAI,
+) -> None:
+    # Written again because its stall went quiet (same facts), the pattern asks the model again:
+    # the summary cached before would not say the stall.
+    graph = GraphFactory()
+    fake_openai.reply_json(answer(good(holding(held=False))))
+    holding(held=False).summarize(graph)
+    fake_openai.reply_json(answer(good(holding())))
+
+    outcome = holding().summarize(graph)
+
+    assert (outcome.cached, len(fake_openai.completions())) == (False, 2)
+    assert "stalled: Auth Service Refactor" in user_prompt(fake_openai.completions()[1])
+    assert holding(held=False).summarize(graph).cached
 
 
 def test_several_clusters_share_one_call_and_each_is_judged_alone(

@@ -9,6 +9,12 @@ observation untouched, with no model call. Everything computed before ``publish`
 Never two runs of one graph at once: a run holds the graph while its row is ``running`` (a partial
 unique constraint, so the lock works the same on SQLite and PostgreSQL). A run whose heartbeat
 stops — its worker died — is marked abandoned by the next ``start_run`` or by the sweep.
+
+Beside the run, one module each for what only the run uses:
+
+- ``incremental``: what a run leaves in its process for the next run of the same graph (its rows,
+  its clustering, its stalled-item inputs), so that one works in proportion to what changed;
+- ``held_stalls``: the patterns kept as they are whose quiet stalls changed, written again.
 """
 
 from __future__ import annotations
@@ -55,16 +61,16 @@ from memory.engine.stalled import (
 from memory.engine.stalled_memo import StallMemo
 from memory.engine.structure import analyse_cluster
 from memory.graph_settings import graph_settings, ontology_for
-from memory.held_stalls import held_stall_rewrites
-from memory.incremental import (
+from memory.llm import Breaker, llm_enabled
+from memory.models import Episode, Graph, Observation, PipelineRun
+from memory.pipeline.held_stalls import held_stall_rewrites
+from memory.pipeline.incremental import (
     changes_since_last_run,
     cluster_changes,
     remember_run,
     stall_inputs,
     touched_stall_items,
 )
-from memory.llm import Breaker, llm_enabled
-from memory.models import Episode, Graph, Observation, PipelineRun
 from memory.publishing import ObservationDraft, publish_run
 from memory.snapshot import (
     completion_status_ids,
@@ -279,7 +285,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
 
     with progress.stage("cluster"), paused_gc():
         # After a run of the graph in this process: only the components its changes touch
-        # (memory.incremental); a run as of another time clusters everything.
+        # (memory.pipeline.incremental); a run as of another time clusters everything.
         changes = changes_since_last_run(graph.pk, settled.rows) if is_now else None
         if changes is not None:
             clustering, changes = cluster_changes(changes, settled.rows, linking,
