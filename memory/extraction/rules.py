@@ -231,7 +231,13 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
-from memory.extraction.trackers import hedged, name_own_item, read_item_links
+from memory.extraction.trackers import (
+    hedged,
+    name_own_item,
+    read_author_claims,
+    read_item_links,
+    read_own_states,
+)
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread, same_item
@@ -1352,13 +1358,27 @@ class _Reader:
         assert self.own is not None
         clause = self._bare_clause(sentence)
         for link in read_item_links(self.masked, self.own):
-            if link.relation == HAS_STATUS:
-                self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
-                            reported=False)
-                continue
-            self.reference_names.update({link.source, link.target})
-            self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
-                      ExtractedEntity(link.target, "WorkItem"), clause)
+            with self.readings.running(link.reading or "item_links"):
+                if link.relation == HAS_STATUS:
+                    self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
+                                reported=False)
+                    continue
+                self.reference_names.update({link.source, link.target})
+                self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
+                          ExtractedEntity(link.target, "WorkItem"), clause)
+        change = self.thread is not None and self.thread.change
+        if not change and not (self.author is not None and self.author.type == "Customer"):
+            for link in read_own_states(self.masked, self.own):  # "Summary test is green"
+                with self.readings.running(link.reading):
+                    subject = ExtractedEntity(link.source, "WorkItem" if link.source == (
+                        self.own.name) else self._known_type(link.source) or "Service")
+                    self.status(subject, link.target, clause, reported=False)
+        if self.author is not None and self.author.type != "Customer":
+            # "Happened again in <link>", "+1", "I have a fix, will send CL"
+            for relation, name in read_author_claims(self.masked, self.own, change=change):
+                with self.readings.running(name):
+                    self.fact(self.author, relation,
+                              ExtractedEntity(self.own.name, "WorkItem"), clause)
 
     @reading("tracker_lines")
     def _read_tracker_lines(self, text: str, sentence: str) -> bool:

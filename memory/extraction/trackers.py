@@ -23,6 +23,7 @@ words that hedge or plan just before ("might be part of", "if this is part of") 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from memory.language.references import Masked, Reference
@@ -80,6 +81,53 @@ _UNASSERTED = re.compile(
     r"|\bperhaps|\bprobably|\bpossibly|\bseems?|\blooks? like|\bi think|\bif|\bunless"
     r"|\bwhether|\bhope|\bwant|\bplan|\bgoing to)\b[\w' ]{0,24}$", _I)
 
+# "Builds on top of #1276", "This PR is based on #13108", "Stacked on #7" (secp256k1, uv): the
+# change waits on the one under it. "Based on my tests", "based on the work from <link>" name
+# no change right after the words.
+_STACKED_ON = re.compile(
+    rf"^(?:(?:this|it)(?: (?:pr|pull request|change|patch|branch))? )?(?:(?:is|was) )?"
+    rf"(?:(?:also|currently) )?(?:built|builds|based|stacked|sits|rebased)(?: on top of| on| upon)"
+    rf" (?:(?:pr|pull request) )?(?P<ref>{_REF})", _I)
+# "this solves #1151", "it is added to support #12634", "This unblocks #5": the other item
+# waits on this one (as "Fixes #12" says, GUIDE §3).
+_ENABLES = re.compile(
+    rf"(?:^|\b(?:this|it|which|that|zzref9998zz)(?: (?:also|now|then))? )"
+    rf"(?:solves|unblocks|(?:is |was )?(?:added|needed|required|done|introduced) to (?:support"
+    rf"|unblock|enable))"
+    rf" (?:(?:issue|pr|pull request|bug) )?(?P<ref>{_REF})", _I)
+# "Resolves one item in #1835", "takes care of two of the outstanding issues in #923", "the
+# first step towards <link>": the bigger item tracks this one.
+_STEP_OF = re.compile(
+    rf"\b(?:(?:the|a|an) )?(?:(?:first|second|third|next|last|final|another|one|small"
+    rf"|initial) )?(?:steps?|items?|tasks?|pieces?"
+    rf"|(?:(?:one|two|three|some|several|a few|many|most)"
+    rf" of the (?:\w+ )?(?:issues|items|tasks|bugs|points|problems)))"
+    rf" (?:in|of|from|towards?|for) (?:(?:issue|the tracking issue|tracking issue) )?"
+    rf"(?P<ref>{_REF})", _I)
+_STEP_SUBJECT = re.compile(
+    r"(?:^|,|\b(?:this|it|this (?:work|change|pr|pull request|patch)|zzref9998zz)"
+    r" (?:is|was)(?: also| only| just)?|\b(?:resolves|addresses|implements"
+    r"|fixes|completes|tackles|handles|does|takes care of|covers|solves|closes)) ?$", _I)
+# "Reverts #12", "This reverts rust-lang/cargo#123" (GitHub's revert pull requests).
+_REVERTS = re.compile(
+    rf"^(?:this (?:pr |pull request |change |commit )?)?reverts (?:(?:pr|pull request|commit) )?"
+    rf"(?P<ref>{_REF})", _I)
+# "The <link> bug has been resolved since libc 2.33", "The upstream PR #5 was merged": the state
+# of an item its kind names (a bare "#5 was merged" is the rules' status pattern).
+_KIND_STATE = re.compile(
+    rf"^the (?:(?:upstream|related|original|linked|corresponding|other) )?"
+    rf"(?:(?:bug|issue|pr|pull request|fix|change|ticket) (?P<ref>{_REF})|(?P<other>{_REF})"
+    rf" (?:bug|issue|pr|pull request|fix|change|ticket))"
+    rf" (?:has been|was|is now|got|has now been) (?:now )?"
+    rf"(?P<state>merged|fixed|resolved|closed|reverted|released)\b", _I)
+
+# "/close via #46801", "Closing, fixed by #12", "Closed as fixed in #7": the thread's item
+# waited on the change that fixed it (GUIDE §3).
+_CLOSED_VIA = re.compile(
+    rf"^/?(?:close[sd]?|closing)(?: (?:this|it))?(?: (?:out|now))?(?: as)?,?"
+    rf"(?: (?:fixed|resolved|done|completed|addressed))? (?:via|by|with|in|thanks to)"
+    rf" (?:(?:pr|pull request|commit) )?(?P<ref>{_REF})", _I)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -89,6 +137,8 @@ class Link:
     source: str
     relation: str
     target: str
+    reading: str = ""
+    """The cue's own reading name (``memory.extraction.readings``), when it has one."""
 
 
 def read_item_links(masked: Masked, own: Reference) -> list[Link]:
@@ -132,6 +182,42 @@ def read_item_links(masked: Masked, own: Reference) -> list[Link]:
         if tracker is not None and _PART_SUBJECT.search(before) and not _UNASSERTED.search(
                 before):
             links.append(Link(tracker, "TRACKS", own.name))
+    links.extend(_conventions(text, own, other))
+    return links
+
+
+def _conventions(text: str, own: Reference, other: Callable[[str | None], str | None],
+                 ) -> list[Link]:
+    """The pull-request conventions of ``read_item_links`` beyond parts and duplicates: a
+    change stacked on another ("Builds on top of #1276", "Based on #13108": it waits on it),
+    one that resolves or enables another ("this solves #1151", "added to support #12634",
+    "This unblocks #5": the other waits on it), a step of a larger item ("Resolves one item in
+    #1835", "the first step towards <link>": that item tracks it), a revert ("Reverts #12":
+    that item is reverted) and the state of another item said with its kind ("The <link> bug
+    has been resolved")."""
+    links: list[Link] = []
+    stacked = _STACKED_ON.match(text)
+    if stacked is not None and (base := other(stacked["ref"])) is not None:
+        links.append(Link(own.name, "DEPENDS_ON", base, "stacked_on"))
+    for enabled in _ENABLES.finditer(text):
+        waiting = other(enabled["ref"])
+        if waiting is not None and not _UNASSERTED.search(text[:enabled.start()]):
+            links.append(Link(waiting, "DEPENDS_ON", own.name, "enables"))
+    for step in _STEP_OF.finditer(text):
+        tracker = other(step["ref"])
+        before = text[:step.start()]
+        if tracker is not None and _STEP_SUBJECT.search(before) and not _UNASSERTED.search(
+                before):
+            links.append(Link(tracker, "TRACKS", own.name, "step_of"))
+    reverted = _REVERTS.match(text)
+    if reverted is not None and (undone := other(reverted["ref"])) is not None:
+        links.append(Link(undone, "HAS_STATUS", "reverted", "reverts"))
+    said = _KIND_STATE.match(text)
+    if said is not None and (item := other(said["ref"] or said["other"])) is not None:
+        links.append(Link(item, "HAS_STATUS", said["state"].lower(), "kind_state"))
+    closed = _CLOSED_VIA.match(text)
+    if closed is not None and (fix := other(closed["ref"])) is not None:
+        links.append(Link(own.name, "DEPENDS_ON", fix, "closed_via"))
     return links
 
 
@@ -181,3 +267,97 @@ def name_own_item(masked: Masked, own: Reference) -> Masked:
         return masked
     return replace(masked, text=_THIS_ITEM.sub(OWN_ITEM_WORD, masked.text),
                    references={**masked.references, OWN_ITEM_WORD: own})
+
+
+# A thread's comment that says its problem happened again ("Happened again in <link>", "Also
+# happened in <link>", "Another in #36568", "One more in <link>", "Seen again: <log>"): its
+# author reports the thread's issue (GUIDE §3, REPORTED), as a flake thread's "+1" does.
+_AGAIN = re.compile(
+    r"^(?:and |ok,? |sadly,? |unfortunately,? )?(?:(?:this|it) )?(?:(?:has )?also |just )?"
+    r"(?:happened|happening|happens|occurred|recurred|failed|flaked|reproduced|seen|hit|showed up"
+    r"|appeared|broke)(?:(?: again| too| once more| here)+(?: today)?|(?= (?:in|at|on)\b))"
+    r"(?: (?:in|at|on|with|for))?(?: the)?\s*:?\s*(?P<where>zz(?:ref|url)\d+zz)", _I)
+_AGAIN_MARK = re.compile(r"\b(?:again|also|too|once more)\b", _I)
+_ANOTHER = re.compile(
+    r"^(?:and )?(?:yet )?(?:another|one more)(?: (?:one|instance|occurrence|failure|flake|case"
+    r"|example|hit|run|time))?(?: (?:today|here))?(?: (?:in|at|on|with))?\s*:?\s*"
+    r"(?P<where>zz(?:ref|url)\d+zz)", _I)
+# "I have a fix, will send CL.", "I'll send a PR", "I will open a PR for this": the author takes
+# the thread's item on (as "I'm looking into it" does).
+_WILL_FIX = re.compile(
+    r"^I(?: (?:have|'ve got|’ve got|'ve|’ve|got)) (?:a |the )?(?:fix|patch)\b"
+    r"(?! for (?!(?:this|it)\b))"
+    r"|^I(?:'ll|’ll| will| am going to|'m going to|’m going to| can) (?:send|mail|open|submit"
+    r"|put up|prepare|write) (?:out )?(?:a |the )?(?:fix|cl|pr|pull request|patch)\b"
+    r"(?! for (?!(?:this|it)\b))", _I)
+
+
+def read_author_claims(masked: Masked, own: Reference, *, change: bool,
+                       ) -> list[tuple[str, str]]:
+    """What the author of a thread's comment claims about the thread's own item, with the
+    reading that tells it: ``REPORTED`` when an issue's comment says its problem happened again
+    or that they have it too (``_AGAIN``, ``_ANOTHER``, ``_ME_TOO``: in an issue, never a pull
+    request), ``RESPONSIBLE_FOR`` when they have or will send the fix (``_WILL_FIX``). The
+    words must open the sentence: "This is <link> again" says nothing."""
+    text = " ".join(masked.text.split()).strip(" -*>")
+    claims: list[tuple[str, str]] = []
+    if not change and _ME_TOO.match(text):
+        claims.append(("REPORTED", "me_too"))
+    elif not change:
+        again = _AGAIN.match(text) or _ANOTHER.match(text)
+        if again is not None and (_AGAIN_MARK.search(again[0]) or again.re is _ANOTHER):
+            where = masked.references.get(again["where"])
+            if where is None or not same_item(where.key, own.key) or where.comment:
+                claims.append(("REPORTED", "happened_again"))
+    if _WILL_FIX.match(text):
+        claims.append(("RESPONSIBLE_FOR", "will_fix"))
+    return claims
+
+
+# What an issue thread's comment says of its own item's state (GUIDE §4, §9), its subject "this",
+# "it", "this issue" or nothing — or, for a test's state, the test it names ("Summary test has
+# been green a couple days now"): green again or no longer flaking → fixed; deployed, shipped
+# or published → released; "This is a known issue"; "We're closing this issue"; "It was
+# reverted".
+_OWN = r"(?:(?:this|it|zzref9998zz)(?: (?:issue|bug|problem|test|job|flake|one))? )?"
+_TEST = r"(?P<test>(?:[A-Z][\w.-]*|\[[\w:. -]+\])(?: [\w.\[\]:-]+){0,5} (?:tests?|jobs?|suites?))"
+_GREEN = re.compile(
+    rf"^(?:{_TEST} |{_OWN})(?:(?:has been|have been|is|are|is now|are now|went|turned|looks)"
+    rf" (?:all |back to )?green\b|(?:is |are )?no longer (?:(?:appears?|seems?) to be )?"
+    rf"(?:flaking|flaky|failing|flakes|fails)\b)", _I)
+_STATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, _I), state) for pattern, state in (
+        (rf"^{_OWN}(?:is|has been|was|got)(?: now)? (?:deployed|shipped|published)\b",
+         "released"),
+        (rf"^{_OWN}is (?:a )?known (?:issue|problem|bug)\b", "known issue"),
+        (r"^(?:we(?:'re|’re| are)|i(?:'m|’m| am)) (?:now )?closing (?:this|it|zzref9998zz)\b",
+         "closed"),
+        (rf"^{_OWN}(?:was|has been|got) (?:now )?(?:reverted|rolled back)\b", "reverted"),
+    ))
+# "+1", "Same here", "I see this too", "Still seeing this": the author has the thread's problem
+# (GUIDE §3, REPORTED).
+_ME_TOO = re.compile(
+    r"^(?:\+1|same here|same (?:issue|problem) here|me too)\b"
+    r"|^(?:i|we)(?: am| are|'m|'re)? (?:also |still )?(?:see|seeing|hit|hitting|get|getting|have"
+    r"|having|run into|running into) (?:this|it|the same (?:issue|problem|error|failure|flake))"
+    r"(?: (?:too|as well|again|also))*\b"
+    r"|^still (?:seeing|hitting|getting) (?:this|it)\b", _I)
+
+
+def read_own_states(masked: Masked, own: Reference) -> list[Link]:
+    """The states an issue thread's comment gives its own item, or the test it names (see
+    ``_GREEN``, ``_STATES``): ``own HAS_STATUS state`` links, named as the item or the test."""
+    text = " ".join(masked.text.split()).strip(" -*>")
+    if not text:
+        return []
+    green = _GREEN.match(text)
+    if green is not None:
+        subject = green["test"] or own.name
+        if subject.split(" ", 1)[0].lower() in {"the", "this", "that", "these", "our"}:
+            subject = own.name  # "The test has been green for a week": the thread's test
+        if not PLACEHOLDER_REF.search(subject):
+            return [Link(subject, "HAS_STATUS", "fixed", "green_again")]
+    for pattern, state in _STATES:
+        if pattern.match(text):
+            return [Link(own.name, "HAS_STATUS", state, "own_state")]
+    return []

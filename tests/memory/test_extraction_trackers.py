@@ -357,3 +357,167 @@ def test_a_support_message_is_in_its_thread_and_its_duplicate_is_the_threads() -
     assert ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780") in signatures(
         extraction)
     assert ("dannyneira", "REPORTED", "warpdotdev/warp#6305") in signatures(extraction)
+
+
+# ----------------------------------------------------------------- GitHub's conventions, generally
+# Each family below is a convention of GitHub pull requests and issue threads, not one project's
+# phrasing; the sentences are from the dev split where it has one, else written like it.
+
+SECP = "https://github.com/bitcoin-core/secp256k1/pull/{}"
+UV = "https://github.com/astral-sh/uv/pull/{}"
+GO = "https://github.com/golang/go/issues/{}"
+
+
+@pytest.mark.parametrize(("text", "url", "base"), [
+    # secp-pr-1277
+    ("This builds on top of https://github.com/bitcoin-core/secp256k1/pull/1276.",
+     SECP.format(1277), "bitcoin-core/secp256k1#1276"),
+    # uv-pr-13109
+    ("Based on #13108 because I don't want to deal with rebasing conflicts across `main` and "
+     "`release/070`.", UV.format(13109), "#13108"),
+    ("Stacked on #41.", CARGO.format(42), "#41"),
+])
+def test_a_change_built_on_another_waits_on_it(text: str, url: str, base: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=url)
+
+    assert (item_of(url), "DEPENDS_ON", base) in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", [
+    "Based on my initial tests this speeds up the query.",  # ra-pr-2753
+    "This approach is based on https://github.com/PrefectHQ/docs.",  # uv-pr-5081: no item
+    "Based on the discussion above, this seems like a likely decline.",  # go-37836-rsc
+])
+def test_based_on_something_that_is_no_change_waits_on_nothing(text: str) -> None:
+    assert [f for f in read(f"Some change\n\n{text}", url=UV.format(5081)).facts
+            if f.relation == "DEPENDS_ON"] == []
+
+
+@pytest.mark.parametrize(("text", "url", "waiting"), [
+    # cargo-pr-12635
+    ("Nothing in this PR actually uses this method, but it is added to support #12634.",
+     CARGO.format(12635), "#12634"),
+    ("This solves #1151.", SECP.format(1412), "#1151"),  # secp-pr-1412, out of its quotation
+    ("This unblocks #77.", CARGO.format(78), "#77"),
+])
+def test_an_item_a_change_solves_supports_or_unblocks_waits_on_the_change(
+        text: str, url: str, waiting: str) -> None:
+    assert (waiting, "DEPENDS_ON", item_of(url)) in signatures(
+        read(f"Some change\n\n{text}", url=url))
+
+
+@pytest.mark.parametrize(("text", "url", "tracker"), [
+    ("Resolves one item in #1835.", SECP.format(1900), "#1835"),  # secp-pr-1900
+    # secp-pr-1022
+    ("This takes care of two of the outstanding issues in #923.", SECP.format(1022), "#923"),
+    # cargo-pr-13621
+    ("This PR adds a basic linting system, the first step towards [User control over cargo "
+     "warnings](https://github.com/rust-lang/cargo/issues/12235).", CARGO.format(13621),
+     "User control over cargo warnings (rust-lang/cargo#12235)"),
+])
+def test_a_change_that_is_a_step_of_a_bigger_item_is_tracked_by_it(
+        text: str, url: str, tracker: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=url)
+
+    assert (tracker, "TRACKS", item_of(url)) in signatures(extraction)
+
+
+def test_see_the_items_of_another_issue_is_no_step_of_it() -> None:
+    assert [f for f in read("Some change\n\nSee the items in #923.", url=SECP.format(1022)).facts
+            if f.relation == "TRACKS"] == []
+
+
+@pytest.mark.parametrize(("text", "reverted"), [
+    ("Reverts #123.", "#123"),
+    ("This reverts rust-lang/cargo#123.", "rust-lang/cargo#123"),
+])
+def test_the_item_a_revert_names_is_reverted(text: str, reverted: str) -> None:
+    assert (reverted, "HAS_STATUS", "Reverted") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+def test_an_item_named_with_its_kind_has_the_state_said_of_it() -> None:
+    # secp-pr-1405
+    text = ("The https://sourceware.org/bugzilla/show_bug.cgi?id=27008 bug has been resolved "
+            "since libc 2.33.")
+
+    assert ("Bug 27008", "HAS_STATUS", "Resolved") in signatures(
+        read(f"Some change\n\n{text}", url=SECP.format(1405)))
+
+
+def test_a_thread_closed_via_a_change_waits_on_it() -> None:
+    # k8s-46797-dashpole-2017-06-06
+    extraction = read("/close via #46801 .", author="dashpole", url=K8S.format(46797))
+
+    assert {("kubernetes/kubernetes#46797", "DEPENDS_ON", "#46801"),
+            ("kubernetes/kubernetes#46797", "HAS_STATUS", "Closed")} <= signatures(extraction)
+
+
+@pytest.mark.parametrize(("text", "author", "number"), [
+    ("Another in #36568.", "jayconrod", 25574),  # go-25574-jayconrod-2020-03-11
+    # go-25574-dmitshur-2019-03-21
+    ("Happened again in https://github.com/golang/go/issues/30374#issuecomment-474556262, "
+     "@jayconrod had to create the backport issue manually.", "dmitshur", 25574),
+    ("One more in https://github.com/golang/go/issues/29591.", "bcmills", 25574),
+    ("Also happened in https://github.com/golang/go/issues/28688#issuecomment-438326787.",
+     "dmitshur", 25574),
+    ("+1", "someone", 25574),  # GUIDE §3
+    ("Same here.", "someone", 25574),
+    ("I'm still seeing this in https://prow.k8s.io/view/gs/logs/123", "someone", 25574),
+])
+def test_who_says_an_issue_happened_again_or_to_them_too_reports_it(
+        text: str, author: str, number: int) -> None:
+    assert (author, "REPORTED", f"golang/go#{number}") in signatures(
+        read(text, author=author, url=GO.format(number)))
+
+
+@pytest.mark.parametrize("text", [
+    "This is https://github.com/astral-sh/puffin/pull/947 again but this time merging into main.",
+    "Another thought: maybe we should retry.",
+    "+1",
+])
+def test_again_in_a_pull_request_or_another_thought_reports_nothing(text: str) -> None:
+    assert [f for f in read(text, url=UV.format(1004)).facts if f.relation == "REPORTED"] == []
+
+
+def test_a_customers_same_here_is_read_by_the_support_readings_not_as_a_tracker_report() -> None:
+    extraction = extract_with_rules(
+        "Same here.", author="someone", author_type="Customer", reference_time=REFERENCE_TIME,
+        thread=thread_of_address("https://github.com/docker/for-mac/issues/5859"))
+
+    assert ("someone", "REPORTED", "docker/for-mac#5859") not in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", ["I have a fix, will send CL.", "I'll send a PR."])
+def test_who_has_or_will_send_the_fix_is_responsible_for_the_issue(text: str) -> None:
+    # go-30342-dmitshur-2019-02-21
+    assert ("dmitshur", "RESPONSIBLE_FOR", "golang/go#30342") in signatures(
+        read(text, author="dmitshur", url=GO.format(30342)))
+
+
+def test_a_fix_for_something_else_is_no_responsibility_for_the_issue() -> None:
+    assert [f for f in read("I have a fix for the docs typo.", author="dmitshur",
+                            url=GO.format(30342)).facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
+@pytest.mark.parametrize(("text", "number", "expected"), [
+    # k8s-46797-dashpole-2017-06-06
+    ("Summary test has been green a couple days now.", 46797, ("Summary test", "Fixed")),
+    # GUIDE §4
+    ("This test no longer appears to be flaking.", 46797, ("kubernetes/kubernetes#46797",
+                                                          "Fixed")),
+    ("This is a known issue.", 46797, ("kubernetes/kubernetes#46797", "Known Issue")),
+    ("We're closing this issue.", 46797, ("kubernetes/kubernetes#46797", "Closed")),
+    # go-30342-dmitshur-2019-03-01 (GUIDE §9: deployed → released)
+    ("This is deployed now, and gopherbot is doing the right thing.", 46797,
+     ("kubernetes/kubernetes#46797", "Released")),
+])
+def test_what_an_issue_thread_says_of_its_state_is_its_status(
+        text: str, number: int, expected: tuple[str, str]) -> None:
+    subject, status = expected
+    assert (subject, "HAS_STATUS", status) in signatures(read(text, url=K8S.format(number)))
+
+
+def test_green_ci_in_a_pull_request_fixes_nothing() -> None:
+    assert [f for f in read("Some change\n\nThe CI is green again.", url=CARGO.format(9)).facts
+            if f.relation == "HAS_STATUS"] == []
