@@ -128,6 +128,22 @@ _CLOSED_VIA = re.compile(
     rf"(?: (?:fixed|resolved|done|completed|addressed))? (?:via|by|with|in|thanks to)"
     rf" (?:(?:pr|pull request|commit) )?(?P<ref>{_REF})", _I)
 
+# "Tracking issue: #123", "This is tracked in <link>": the tracking item tracks the thread's
+# (GUIDE §3). A line that is only the label and the reference, or "tracked in/by".
+_TRACKING = re.compile(
+    rf"^(?:the )?tracking (?:issue|bug|ticket)(?: is)?\s*[:\-–]?\s*(?P<ref>{_REF})\s*\.?$"
+    rf"|^(?:(?:this|it) (?:is |was )?(?:also |now )?)?tracked (?:in|by|at) (?:issue )?"
+    rf"(?P<by>{_REF})", _I)
+# "This needs #123 to land first", "Can't land until #123 is merged", "Depends on <link>
+# landing": the change waits on the other.
+_LANDS_AFTER = re.compile(
+    rf"^(?:(?:this|it)(?: (?:pr|pull request|change|patch))? )?(?:needs|requires|depends on"
+    rf"|is waiting (?:on|for)|waits (?:on|for)) (?P<ref>{_REF}) (?:to (?:land|be merged|merge"
+    rf"|be released|go in)|landing|being merged|to be in)\b"
+    rf"|^(?:(?:this|it)(?: (?:pr|pull request|change|patch))? )?(?:can't|can ?not|won't|cannot)"
+    rf" (?:land|be merged|merge|go in) (?:until|before) (?P<until>{_REF})"
+    rf" (?:is |has |gets )?(?:merged|landed|lands|released|in)\b", _I)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -215,6 +231,12 @@ def _conventions(text: str, own: Reference, other: Callable[[str | None], str | 
     said = _KIND_STATE.match(text)
     if said is not None and (item := other(said["ref"] or said["other"])) is not None:
         links.append(Link(item, "HAS_STATUS", said["state"].lower(), "kind_state"))
+    tracking = _TRACKING.match(text)
+    if tracking is not None and (tracker := other(tracking["ref"] or tracking["by"])):
+        links.append(Link(tracker, "TRACKS", own.name, "tracking_issue"))
+    lands = _LANDS_AFTER.match(text)
+    if lands is not None and (first := other(lands["ref"] or lands["until"])) is not None:
+        links.append(Link(own.name, "DEPENDS_ON", first, "lands_after"))
     closed = _CLOSED_VIA.match(text)
     if closed is not None and (fix := other(closed["ref"])) is not None:
         links.append(Link(own.name, "DEPENDS_ON", fix, "closed_via"))

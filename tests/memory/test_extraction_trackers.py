@@ -521,3 +521,34 @@ def test_what_an_issue_thread_says_of_its_state_is_its_status(
 def test_green_ci_in_a_pull_request_fixes_nothing() -> None:
     assert [f for f in read("Some change\n\nThe CI is green again.", url=CARGO.format(9)).facts
             if f.relation == "HAS_STATUS"] == []
+
+
+@pytest.mark.parametrize(("text", "tracker"), [
+    ("Tracking issue: #123", "#123"),
+    ("This is tracked in https://github.com/rust-lang/rust/issues/82788.",
+     "rust-lang/rust#82788"),
+])
+def test_the_tracking_issue_a_change_names_tracks_it(text: str, tracker: str) -> None:
+    assert (tracker, "TRACKS", "rust-lang/cargo#500") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+@pytest.mark.parametrize("text", [
+    "This needs #123 to land first.",
+    "Can't land until #123 is merged.",
+    "Depends on https://github.com/rust-lang/cargo/pull/123 landing.",
+])
+def test_a_change_that_can_land_only_after_another_waits_on_it(text: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=CARGO.format(500))
+
+    assert any(f.source == "rust-lang/cargo#500" and f.relation == "DEPENDS_ON"
+               and f.target.endswith("#123") for f in extraction.facts)
+
+
+def test_who_worked_on_a_change_with_a_handle_in_backticks_is_responsible_for_it() -> None:
+    # ra-pr-9871
+    extraction = read("Some change\n\nWorked on this with `@yoshuawuyts.`",
+                      url="https://github.com/rust-lang/rust-analyzer/pull/9871")
+
+    assert ("@yoshuawuyts", "RESPONSIBLE_FOR", "rust-lang/rust-analyzer#9871") in signatures(
+        extraction)
