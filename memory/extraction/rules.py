@@ -1370,6 +1370,10 @@ class _Reader:
         if not change and not (self.author is not None and self.author.type == "Customer"):
             for link in read_own_states(self.masked, self.own):  # "Summary test is green"
                 with self.readings.running(link.reading):
+                    if link.relation == PRECEDED_BY:  # "… flaked since <link> merged"
+                        self.fact(ExtractedEntity(link.source, "Issue"), PRECEDED_BY,
+                                  ExtractedEntity(link.target, "Event"), clause)
+                        continue
                     subject = ExtractedEntity(link.source, "WorkItem" if link.source == (
                         self.own.name) else self._known_type(link.source) or "Service")
                     self.status(subject, link.target, clause, reported=False)

@@ -88,12 +88,13 @@ _STACKED_ON = re.compile(
     rf"^(?:(?:this|it)(?: (?:pr|pull request|change|patch|branch))? )?(?:(?:is|was) )?"
     rf"(?:(?:also|currently) )?(?:built|builds|based|stacked|sits|rebased)(?: on top of| on| upon)"
     rf" (?:(?:pr|pull request) )?(?P<ref>{_REF})", _I)
-# "this solves #1151", "it is added to support #12634", "This unblocks #5": the other item
-# waits on this one (as "Fixes #12" says, GUIDE §3).
+# "this solves #1151", "it is added to support #12634", "This unblocks #5", "Implements #7",
+# "Addresses #8", "A partial fix for #9": the other item waits on this one (as "Fixes #12" says,
+# GUIDE §3).
 _ENABLES = re.compile(
     rf"(?:^|\b(?:this|it|which|that|zzref9998zz)(?: (?:also|now|then))? )"
-    rf"(?:solves|unblocks|(?:is |was )?(?:added|needed|required|done|introduced) to (?:support"
-    rf"|unblock|enable))"
+    rf"(?:solves|unblocks|implements|addresses|(?:is )?(?:an? (?:\w+ )?)?fix for"
+    rf"|(?:is |was )?(?:added|needed|required|done|introduced) to (?:support|unblock|enable))"
     rf" (?:(?:issue|pr|pull request|bug) )?(?P<ref>{_REF})", _I)
 # "Resolves one item in #1835", "takes care of two of the outstanding issues in #923", "the
 # first step towards <link>": the bigger item tracks this one.
@@ -356,6 +357,16 @@ _STATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "closed"),
         (rf"^{_OWN}(?:was|has been|got) (?:now )?(?:reverted|rolled back)\b", "reverted"),
     ))
+# "These tests have flaked consistently since <link> merged", "Regressed in #5", "Caused by
+# #5", "Bisected to #5": the thread's problem followed that change (GUIDE §3, PRECEDED_BY:
+# co-occurrence, never cause).
+_AFTER_CHANGE = re.compile(
+    rf"^(?:{_OWN}|(?:these|the|this) (?:\w+ )?(?:tests?|jobs?) )?(?:has |have )?(?:been )?"
+    rf"(?:started |begun |began )?(?:flak\w*|fail\w*|broken|broke|red|erroring|panicking"
+    rf"|crashing|timing out|happening)(?: \w+)? (?:since|after) (?P<merged>{_REF})"
+    rf" (?:was |got )?(?:merged|landed|went in)"
+    rf"|^{_OWN}(?:was |is )?(?:regressed|caused|introduced|broken) (?:in|by) (?P<ref>{_REF})"
+    rf"|^{_OWN}(?:was )?bisected (?:it )?to (?P<bisect>{_REF})", _I)
 # "+1", "Same here", "I see this too", "Still seeing this": the author has the thread's problem
 # (GUIDE §3, REPORTED).
 _ME_TOO = re.compile(
@@ -379,6 +390,14 @@ def read_own_states(masked: Masked, own: Reference) -> list[Link]:
             subject = own.name  # "The test has been green for a week": the thread's test
         if not PLACEHOLDER_REF.search(subject):
             return [Link(subject, "HAS_STATUS", "fixed", "green_again")]
+    after = _AFTER_CHANGE.match(text)
+    if after is not None:
+        word = after["merged"] or after["ref"] or after["bisect"]
+        change = masked.references.get(word)
+        if change is not None and change.type == "WorkItem" and not change.comment and (
+                not same_item(change.key, own.key)):
+            event = f"{change.key} merged" if after["merged"] else change.key
+            return [Link(own.name, "PRECEDED_BY", event, "after_change")]
     for pattern, state in _STATES:
         if pattern.match(text):
             return [Link(own.name, "HAS_STATUS", state, "own_state")]

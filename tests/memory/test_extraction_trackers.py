@@ -552,3 +552,38 @@ def test_who_worked_on_a_change_with_a_handle_in_backticks_is_responsible_for_it
 
     assert ("@yoshuawuyts", "RESPONSIBLE_FOR", "rust-lang/rust-analyzer#9871") in signatures(
         extraction)
+
+
+@pytest.mark.parametrize("text", ["Implements #123.", "This PR addresses #123.",
+                                  "This is a partial fix for #123.", "Fix for #123."])
+def test_the_item_a_change_implements_addresses_or_fixes_waits_on_it(text: str) -> None:
+    assert ("#123", "DEPENDS_ON", "rust-lang/cargo#500") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+def test_the_issue_a_change_addresses_only_in_passing_waits_on_nothing() -> None:
+    # cargo-pr-11113: the issue is "mentioned in" the other item, not that item
+    text = ("This also addresses the issue with `MaybeWorkspace<VecStringOrBool>` mentioned in "
+            "#10942:")
+
+    assert [f for f in read(f"Some change\n\n{text}", url=CARGO.format(11113)).facts
+            if f.relation == "DEPENDS_ON"] == []
+
+
+@pytest.mark.parametrize(("text", "event"), [
+    # k8s-93210-liggitt-2020-07-18
+    ("These tests have flaked consistently since "
+     "https://github.com/kubernetes/kubernetes/pull/92442 merged: "
+     "https://storage.googleapis.com/k8s-gubernator/triage/index.html?pr=1",
+     "kubernetes/kubernetes#92442 merged"),
+    ("Regressed in #700.", "#700"),
+    ("Bisected to #700.", "#700"),
+])
+def test_an_issue_that_began_after_a_change_was_preceded_by_it(text: str, event: str) -> None:
+    assert ("kubernetes/kubernetes#93210", "PRECEDED_BY", event) in signatures(
+        read(text, author="liggitt", url=K8S.format(93210)))
+
+
+def test_passing_since_a_change_merged_is_no_problem_that_followed_it() -> None:
+    assert [f for f in read("Passing since #700 merged.", url=K8S.format(93210)).facts
+            if f.relation == "PRECEDED_BY"] == []
