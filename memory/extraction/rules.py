@@ -1397,6 +1397,8 @@ class _Reader:
             if context is None:
                 return True  # a command for a thread we cannot see
             verb, rest = command["verb"].lower(), command["rest"] or ""
+            if rest.strip().lower().startswith("cancel"):
+                return True  # "/hold cancel", "/lgtm cancel": the command is taken back
             if verb == "assign":
                 for word in PLACEHOLDER_REF.findall(rest):
                     reference = self.masked.references.get(word)
@@ -3018,7 +3020,8 @@ _AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<
 _SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
 _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
                      "approve": "approved", "hold": "on hold"}
-_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
+_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)"
+                    r"(?! to (?:fix|address|resolve|solve|close)\b)")  # a fix: trackers.py
 _WORKING_ON_REF = re.compile(
     r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
     r"|into)|implementing|fixing|debugging) (?P<ref>zzref\d+zz)", _I)  # (reviewing: no work on it)

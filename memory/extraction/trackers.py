@@ -145,6 +145,18 @@ _LANDS_AFTER = re.compile(
     rf" (?:land|be merged|merge|go in) (?:until|before) (?P<until>{_REF})"
     rf" (?:is |has |gets )?(?:merged|landed|lands|released|in)\b", _I)
 
+# "I opened #700 to fix this", "I've opened a PR to fix this: #700", "The fix is in #700",
+# "Opened #700 to address this", "Fixed with #700": the thread's item waits on that change.
+_FIX_IN = re.compile(
+    rf"^(?:I(?: have|'ve|’ve)? )?(?:opened|sent|created|submitted|put up|raised|made)"
+    rf" (?P<ref>{_REF}) to (?:fix|address|resolve|solve|close) (?:this|it|zzref9998zz)\b"
+    rf"|^(?:I(?: have|'ve|’ve)? )?(?:opened|sent|created|submitted|put up|made) (?:a |the )?"
+    rf"(?:pr|pull request|fix|patch|cl) to (?:fix|address|resolve|solve) (?:this|it|zzref9998zz)"
+    rf"\s*:?\s*(?:in |at |as )?(?P<pr>{_REF})"
+    rf"|^(?:the |a )?(?:pr|pull request|fix|patch)(?: to fix (?:this|it|zzref9998zz))?"
+    rf"(?: is)? ?(?:in|at|:) (?P<at>{_REF})"
+    rf"|^(?:fixed|resolved|addressed) with (?P<with>{_REF})", _I)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -238,9 +250,13 @@ def _conventions(text: str, own: Reference, other: Callable[[str | None], str | 
     lands = _LANDS_AFTER.match(text)
     if lands is not None and (first := other(lands["ref"] or lands["until"])) is not None:
         links.append(Link(own.name, "DEPENDS_ON", first, "lands_after"))
+    fix = _FIX_IN.match(text)
+    if fix is not None and (change := other(fix["ref"] or fix["pr"] or fix["at"]
+                                            or fix["with"])) is not None:
+        links.append(Link(own.name, "DEPENDS_ON", change, "fix_in"))
     closed = _CLOSED_VIA.match(text)
-    if closed is not None and (fix := other(closed["ref"])) is not None:
-        links.append(Link(own.name, "DEPENDS_ON", fix, "closed_via"))
+    if closed is not None and (via := other(closed["ref"])) is not None:
+        links.append(Link(own.name, "DEPENDS_ON", via, "closed_via"))
     return links
 
 

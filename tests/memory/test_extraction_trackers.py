@@ -587,3 +587,26 @@ def test_an_issue_that_began_after_a_change_was_preceded_by_it(text: str, event:
 def test_passing_since_a_change_merged_is_no_problem_that_followed_it() -> None:
     assert [f for f in read("Passing since #700 merged.", url=K8S.format(93210)).facts
             if f.relation == "PRECEDED_BY"] == []
+
+
+@pytest.mark.parametrize("command", ["/hold cancel", "/lgtm cancel", "/approve cancel"])
+def test_a_cancelled_command_gives_no_status(command: str) -> None:
+    assert read(command, author="dims", url=K8S.format(63752)).facts == []
+
+
+@pytest.mark.parametrize("text", [
+    "I opened #700 to fix this.",
+    "I've opened a PR to fix this: #700",
+    "The fix is in #700.",
+    "Fixed with #700.",
+])
+def test_the_change_a_comment_says_fixes_the_issue_is_what_it_waits_on(text: str) -> None:
+    extraction = read(text, author="dims", url=K8S.format(63752))
+
+    assert ("kubernetes/kubernetes#63752", "DEPENDS_ON", "#700") in signatures(extraction)
+    assert [f for f in extraction.facts if f.relation == "REPORTED"] == []
+
+
+def test_an_issue_someone_filed_is_still_their_report() -> None:
+    assert ("dims", "REPORTED", "#700") in signatures(
+        read("I filed #700.", author="dims", url=K8S.format(63752)))
