@@ -136,10 +136,11 @@ _TRACKING = re.compile(
     rf"|^(?:(?:this|it) (?:is |was )?(?:also |now )?)?tracked (?:in|by|at) (?:issue )?"
     rf"(?P<by>{_REF})", _I)
 # "This needs #123 to land first", "Can't land until #123 is merged", "Depends on <link>
-# landing": the change waits on the other.
+# landing", "Blocked on #123 being merged": the change waits on the other.
 _LANDS_AFTER = re.compile(
     rf"^(?:(?:this|it)(?: (?:pr|pull request|change|patch))? )?(?:needs|requires|depends on"
-    rf"|is waiting (?:on|for)|waits (?:on|for)) (?P<ref>{_REF}) (?:to (?:land|be merged|merge"
+    rf"|is waiting (?:on|for)|waits (?:on|for)|(?:is )?(?:still )?blocked (?:on|by))"
+    rf" (?P<ref>{_REF}) (?:to (?:land|be merged|merge"
     rf"|be released|go in)|landing|being merged|to be in)\b"
     rf"|^(?:(?:this|it)(?: (?:pr|pull request|change|patch))? )?(?:can't|can ?not|won't|cannot)"
     rf" (?:land|be merged|merge|go in) (?:until|before) (?P<until>{_REF})"
@@ -364,6 +365,8 @@ _GREEN = re.compile(
     rf"^(?:{_TEST} |{_OWN})(?:(?:has been|have been|is|are|is now|are now|went|turned|looks)"
     rf" (?:all |back to )?green\b|(?:is |are )?no longer (?:(?:appears?|seems?) to be )?"
     rf"(?:flaking|flaky|failing|flakes|fails)\b)", _I)
+_RELEASE = (r"(?:v?\d+(?:\.\d+)+\b|go\d[\w.]*|(?:the )?(?:next|upcoming|following|latest|a"
+            r" later|a future) (?:release|milestone|version|cycle|minor)|later\b)")
 _STATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, _I), state) for pattern, state in (
         (rf"^{_OWN}(?:is|has been|was|got)(?: now)? (?:deployed|shipped|published)\b",
@@ -372,6 +375,14 @@ _STATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:we(?:'re|’re| are)|i(?:'m|’m| am)) (?:now )?closing (?:this|it|zzref9998zz)\b",
          "closed"),
         (rf"^{_OWN}(?:was|has been|got) (?:now )?(?:reverted|rolled back)\b", "reverted"),
+        # "This was released in 1.29", "Fixed in v1.2.3", "This is at risk for 1.29",
+        # "Punting to 1.30", "Moving this to the next milestone": said with the release
+        (rf"^{_OWN}(?:is|was|has been|got)? ?(?:now )?released in {_RELEASE}", "released"),
+        (rf"^{_OWN}(?:is|was|has been|got)? ?(?:now )?fixed in {_RELEASE}", "fixed"),
+        (rf"^{_OWN}(?:is|was|has been|remains)? ?(?:still )?at risk (?:for|of)\b", "at risk"),
+        (rf"^{_OWN}(?:is|was|has been|got)? ?(?:postponed|deferred|punted|bumped|pushed back)"
+         rf" (?:to|until) {_RELEASE}|^(?:punting|moving|bumping|deferring|postponing)"
+         rf" (?:this |it )?(?:to|until) {_RELEASE}", "postponed"),
     ))
 # "These tests have flaked consistently since <link> merged", "Regressed in #5", "Caused by
 # #5", "Bisected to #5": the thread's problem followed that change (GUIDE §3, PRECEDED_BY:

@@ -610,3 +610,22 @@ def test_the_change_a_comment_says_fixes_the_issue_is_what_it_waits_on(text: str
 def test_an_issue_someone_filed_is_still_their_report() -> None:
     assert ("dims", "REPORTED", "#700") in signatures(
         read("I filed #700.", author="dims", url=K8S.format(63752)))
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("This is at risk for 1.29.", "At Risk"),
+    ("This was postponed to 1.30.", "Postponed"),
+    ("Moving this to the next milestone.", "Postponed"),
+    ("This was released in 1.29.", "Released"),
+    ("Fixed in v1.2.3.", "Fixed"),
+])
+def test_a_state_said_with_its_release_is_the_issues_status(text: str, status: str) -> None:
+    assert ("kubernetes/kubernetes#93210", "HAS_STATUS", status) in signatures(
+        read(text, url=K8S.format(93210)))
+
+
+def test_an_issue_blocked_on_a_change_being_merged_waits_on_the_change() -> None:
+    extraction = read("This is blocked on #700 being merged.", url=K8S.format(93210))
+
+    assert {("kubernetes/kubernetes#93210", "DEPENDS_ON", "#700"),
+            ("kubernetes/kubernetes#93210", "HAS_STATUS", "Blocked")} <= signatures(extraction)
