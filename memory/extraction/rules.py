@@ -232,6 +232,7 @@ from memory.extraction.symptoms import (
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import (
+    co_author,
     hedged,
     name_own_item,
     read_author_claims,
@@ -1367,6 +1368,10 @@ class _Reader:
                 self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
                           ExtractedEntity(link.target, "WorkItem"), clause)
         change = self.thread is not None and self.thread.change
+        if change and (partner := co_author(self.masked)) is not None:
+            with self.readings.running("co_author"):  # "Co-authored-by: Bob <bob@…>"
+                self.fact(ExtractedEntity(*partner), RESPONSIBLE_FOR,
+                          ExtractedEntity(self.own.name, "WorkItem"), clause)
         if not change and not (self.author is not None and self.author.type == "Customer"):
             for link in read_own_states(self.masked, self.own):  # "Summary test is green"
                 with self.readings.running(link.reading):

@@ -429,3 +429,22 @@ def read_own_states(masked: Masked, own: Reference) -> list[Link]:
         if pattern.match(text):
             return [Link(own.name, "HAS_STATUS", state, "own_state")]
     return []
+
+
+# "Co-authored-by: Bob Smith <bob@example.com>" (GitHub's trailer for a commit's co-author):
+# who worked on the change with its author (as "Worked on this with @bob" says).
+_CO_AUTHOR = re.compile(
+    r"^co-authored-by:\s*(?P<name>[A-Za-z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}|zzref\d+zz)"
+    r"\s*(?:<[^>\s]*>)?\s*$", _I)
+
+
+def co_author(masked: Masked) -> tuple[str, str] | None:
+    """The name and type (``Person``) of the co-author a ``Co-authored-by`` trailer names."""
+    found = _CO_AUTHOR.match(" ".join(masked.text.split()))
+    if found is None:
+        return None
+    name = found["name"]
+    reference = masked.references.get(name)
+    if reference is not None:
+        return (reference.name, reference.type) if reference.type == "Person" else None
+    return name, "Person"

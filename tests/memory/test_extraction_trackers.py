@@ -629,3 +629,17 @@ def test_an_issue_blocked_on_a_change_being_merged_waits_on_the_change() -> None
 
     assert {("kubernetes/kubernetes#93210", "DEPENDS_ON", "#700"),
             ("kubernetes/kubernetes#93210", "HAS_STATUS", "Blocked")} <= signatures(extraction)
+
+
+def test_each_co_author_of_a_change_is_responsible_for_it() -> None:
+    text = ("This changes how the index is read.\n\n"
+            "Co-authored-by: Bob Smith <bob@example.com>\n"
+            "Co-authored-by: alicej <123+alicej@users.noreply.github.com>")
+
+    assert {("Bob Smith", "RESPONSIBLE_FOR", "rust-lang/cargo#500"),
+            ("alicej", "RESPONSIBLE_FOR", "rust-lang/cargo#500")} <= signatures(
+        read(text, url=CARGO.format(500)))
+
+
+def test_a_co_author_line_in_an_issue_is_no_change_of_theirs() -> None:
+    assert read("Co-authored-by: Bob Smith <bob@example.com>", url=K8S.format(9)).facts == []
