@@ -15,8 +15,9 @@ How a text is read
    episode, a signature) name the customer who wrote it. The first line "Title #N" names the
    episode's own item, else the address it was imported with (``thread``: a comment's issue, a
    pull request; ``memory.language.threads``); an issue title that says what is wrong is its
-   author's report, a pull request's never. Which item tracks it and which it duplicates are
-   read by ``memory.extraction.trackers``.
+   author's report, a pull request's never. Which item tracks it and which it duplicates, and
+   GitHub's other conventions ("Based on #5", "Reverts #5", "/close via #5", "Happened again
+   in <link>", "Co-authored-by: …"), are read by ``memory.extraction.trackers``.
 1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
    nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
    blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge

@@ -12,6 +12,26 @@ its address names (``memory.language.threads``):
   closed for another that carries on its work: "Closing this in favor of #12197" (the own item
   is the duplicate), "Replaces <link>" (the linked item is).
 
+GitHub's other conventions, read the same way (``_conventions``, ``read_own_states``,
+``read_author_claims``, ``co_author``; each family is a convention of pull requests and issue
+threads in general, not one project's phrasing):
+
+* a change and what it waits on or resolves: "Builds on top of #1276", "Based on #13108",
+  "needs #5 to land first", "Can't land until #5 is merged" (the change ``DEPENDS_ON`` it);
+  "this solves #1151", "Implements #7", "Addresses #8", "a fix for #9", "added to support
+  #12634", "This unblocks #5" (that item ``DEPENDS_ON`` the change); "Resolves one item in
+  #1835", "the first step towards <link>", "Tracking issue: #5" (that item ``TRACKS`` it);
+  "Reverts #12" (``#12 HAS_STATUS reverted``); "The <link> bug has been resolved";
+  "Co-authored-by: Name <email>" (``RESPONSIBLE_FOR``);
+* an issue thread's comment about its own item: "/close via #46801", "I opened #700 to fix
+  this", "The fix is in #700" (the issue ``DEPENDS_ON`` the change); "Summary test has been
+  green a couple days now", "no longer flaking" (``fixed``), "This is deployed now"
+  (``released``), "This is a known issue", "We're closing this issue", "at risk for 1.29",
+  "Punting to 1.30", "Fixed in v1.2.3"; "flaked since <link> merged", "Regressed in #5"
+  (``PRECEDED_BY``); its author's "Happened again in <link>", "Another in #5", "+1", "Same
+  here" (``REPORTED``) and "I have a fix, will send CL" (``RESPONSIBLE_FOR``) — never from a
+  customer, whose messages the support readings read.
+
 Grammar, not a list of sentences: the relation's words must be the sentence's predicate about
 its own item (nothing before them but the item, "this"/"it" or a closing verb), so "I have the
 same issue as #12" (a customer's report) and "it seems like a duplicate of #12" (a guess) state
