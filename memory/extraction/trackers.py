@@ -342,14 +342,16 @@ _ANOTHER = re.compile(
     r"^(?:and )?(?:yet )?(?:another|one more)(?: (?:one|instance|occurrence|failure|flake|case"
     r"|example|hit|run|time))?(?: (?:today|here))?(?: (?:in|at|on|with))?\s*:?\s*"
     r"(?P<where>zz(?:ref|url)\d+zz)", _I)
-# "I have a fix, will send CL.", "I'll send a PR", "I will open a PR for this": the author takes
-# the thread's item on (as "I'm looking into it" does).
+# "I have a fix, will send CL.", "I'll send a PR", "I'm working on a fix": the author takes the
+# thread's item on (as "I'm looking into it" does).
 _WILL_FIX = re.compile(
     r"^I(?: (?:have|'ve got|’ve got|'ve|’ve|got)) (?:a |the )?(?:fix|patch)\b"
     r"(?! for (?!(?:this|it)\b))"
     r"|^I(?:'ll|’ll| will| am going to|'m going to|’m going to| can) (?:send|mail|open|submit"
     r"|put up|prepare|write) (?:out )?(?:a |the )?(?:fix|cl|pr|pull request|patch)\b"
-    r"(?! for (?!(?:this|it)\b))", _I)
+    r"(?! for (?!(?:this|it)\b))"
+    r"|^I(?:'m|’m| am)(?: currently| now| already)? (?:working on|preparing|writing) (?:a |the )?"
+    r"(?:fix|cl|pr|pull request|patch)\b(?! for (?!(?:this|it)\b))", _I)
 
 
 def read_author_claims(masked: Masked, own: Reference, *, change: bool,

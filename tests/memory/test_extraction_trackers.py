@@ -488,7 +488,8 @@ def test_a_customers_same_here_is_read_by_the_support_readings_not_as_a_tracker_
     assert ("someone", "REPORTED", "docker/for-mac#5859") not in signatures(extraction)
 
 
-@pytest.mark.parametrize("text", ["I have a fix, will send CL.", "I'll send a PR."])
+@pytest.mark.parametrize("text", ["I have a fix, will send CL.", "I'll send a PR.",
+                                  "I'm working on a fix."])
 def test_who_has_or_will_send_the_fix_is_responsible_for_the_issue(text: str) -> None:
     # go-30342-dmitshur-2019-02-21
     assert ("dmitshur", "RESPONSIBLE_FOR", "golang/go#30342") in signatures(
