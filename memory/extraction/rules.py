@@ -1163,7 +1163,9 @@ class _Reader:
             return  # a question asserts nothing; a "sentence" that long is no status line
         self.masked = mask(sentence)
         if self.own is not None:
-            self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
+            self.masked = name_own_item(  # "This PR …" in its thread
+                self.masked, self.own,
+                issue=self.thread is not None and not self.thread.change)
         self.resolved_for_author = False
         self.addressed_condition = conditioned(self.masked.text)
         if self.author is not None and self.author.type == "Customer":

@@ -316,16 +316,21 @@ def hedged(before: str) -> bool:
 
 # "This PR", "this issue": what a thread's own words call its item (GUIDE §2).
 _THIS_ITEM = re.compile(r"\b[Tt]his (?:PR|pull request|issue|change|patch|bug|ticket)\b(?!['’-])")
+_THIS_ITEM_OR_TEST = re.compile(
+    r"\b[Tt]his (?:PR|pull request|issue|change|patch|bug|ticket|test|job|flake)\b(?!['’-])")
 OWN_ITEM_WORD = "zzref9998zz"
 """The placeholder that stands for the thread's own item where its words say "this PR"."""
 
 
-def name_own_item(masked: Masked, own: Reference) -> Masked:
+def name_own_item(masked: Masked, own: Reference, *, issue: bool = False) -> Masked:
     """The masked sentence with "this PR" / "this issue" standing for the thread's own item:
-    "This PR picks up #636" is about the pull request, never an entity named "This PR"."""
-    if "his " not in masked.text or _THIS_ITEM.search(masked.text) is None:
+    "This PR picks up #636" is about the pull request, never an entity named "This PR". In an
+    issue's thread (``issue``: not a pull request's) "this test", "this job" and "this flake" are
+    its item too ("This test is still flaking" in a flaky test's issue)."""
+    words = _THIS_ITEM_OR_TEST if issue else _THIS_ITEM
+    if "his " not in masked.text or words.search(masked.text) is None:
         return masked
-    return replace(masked, text=_THIS_ITEM.sub(OWN_ITEM_WORD, masked.text),
+    return replace(masked, text=words.sub(OWN_ITEM_WORD, masked.text),
                    references={**masked.references, OWN_ITEM_WORD: own})
 
 

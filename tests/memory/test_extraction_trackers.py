@@ -644,3 +644,15 @@ def test_each_co_author_of_a_change_is_responsible_for_it() -> None:
 
 def test_a_co_author_line_in_an_issue_is_no_change_of_theirs() -> None:
     assert read("Co-authored-by: Bob Smith <bob@example.com>", url=K8S.format(9)).facts == []
+
+
+def test_in_a_flaky_tests_issue_this_test_is_the_issues_item() -> None:
+    extraction = read("This test is still flaking.", url=K8S.format(95357))
+
+    assert signatures(extraction) == {("kubernetes/kubernetes#95357", "HAS_STATUS", "Flaky")}
+
+
+def test_in_a_pull_request_this_test_is_no_name_of_the_pull_request() -> None:
+    extraction = read("Some change\n\nThis test checks the lockfile.", url=CARGO.format(500))
+
+    assert not any(f.source == "rust-lang/cargo#500" for f in extraction.facts)
