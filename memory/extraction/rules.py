@@ -236,6 +236,7 @@ from memory.extraction.trackers import (
     co_author,
     hedged,
     name_own_item,
+    plain_emphasis,
     read_author_claims,
     read_item_links,
     read_own_states,
@@ -1166,6 +1167,8 @@ class _Reader:
             self.masked = name_own_item(  # "This PR …" in its thread
                 self.masked, self.own,
                 issue=self.thread is not None and not self.thread.change)
+        if self.thread is not None:
+            self.masked = plain_emphasis(self.masked)  # "requires a *nightly compiler*"
         self.resolved_for_author = False
         self.addressed_condition = conditioned(self.masked.text)
         if self.author is not None and self.author.type == "Customer":

@@ -62,7 +62,7 @@ _DUPLICATE = re.compile(
     rf"^(?:(?:closing|closed|close)(?: (?:this|it))?(?: (?:one|issue))?(?: out)? as "
     rf"|{_SUBJECT} (?:{_COPULA} |(?=duplicates\b)))?"
     rf"(?:(?:an? )?(?:exact )?(?:duplicate|dupe|dup) of|duplicates"
-    rf"|(?:the )?(?:exact )?same (?:issue|problem|bug|thing|request) as)"
+    rf"|(?:the )?(?:exact )?same(?: (?:issue|problem|bug|thing|request))? as)"
     rf"(?: (?:issue|bug|pr|ticket))? (?P<ref>{_REF})",
     _I,
 )
@@ -178,6 +178,12 @@ _FIX_IN = re.compile(
     rf"(?: is)? ?(?:in|at|:) (?P<at>{_REF})"
     rf"|^(?:fixed|resolved|addressed) with (?P<with>{_REF})", _I)
 
+# "I understand this issue is the same as #27489", "Note that this is a duplicate of #5": words
+# before the claim that assert it still (a guess's words are ``_UNASSERTED``'s, never these).
+_ASIDE_BEFORE = re.compile(
+    r"^(?:i understand|i see|note that|fwiw|for the record|as (?:noted|mentioned|said)"
+    r"(?: above| before| earlier)?),? (?:that )?", _I)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -196,7 +202,7 @@ def read_item_links(masked: Masked, own: Reference) -> list[Link]:
     which item it duplicates and whether a reviewer approved it (see the module docstring)."""
     # "… as part of #14039" masks as one reference titled "… as part of": its words are read.
     text = PLACEHOLDER_REF.sub(lambda m: _with_title(masked, m[0]), masked.text)
-    text = " ".join(text.split()).strip(" -*>")
+    text = _ASIDE_BEFORE.sub("", " ".join(text.split()).strip(" -*>"))
     if not text:
         return []
     links: list[Link] = []
@@ -475,3 +481,18 @@ def co_author(masked: Masked) -> tuple[str, str] | None:
     if reference is not None:
         return (reference.name, reference.type) if reference.type == "Person" else None
     return name, "Person"
+
+
+# Markdown emphasis inside a sentence ("Cargo still requires a *nightly compiler*", "**Blocked
+# on** #5"): the words, without the marks (a title line, a heading or a "**Name**:" speaker
+# is read before a sentence is).
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,2}|_{1,2})(?=[^\s*_])(?P<words>[^*\n]{1,200}?)"
+                       r"(?<=[^\s*_])\1(?![\w*])")
+
+
+def plain_emphasis(masked: Masked) -> Masked:
+    """The masked sentence with Markdown emphasis marks removed (the words stay)."""
+    if "*" not in masked.text and "_" not in masked.text:
+        return masked
+    text = _EMPHASIS.sub(lambda m: m["words"], masked.text)
+    return masked if text == masked.text else replace(masked, text=text)

@@ -656,3 +656,19 @@ def test_in_a_pull_request_this_test_is_no_name_of_the_pull_request() -> None:
     extraction = read("Some change\n\nThis test checks the lockfile.", url=CARGO.format(500))
 
     assert not any(f.source == "rust-lang/cargo#500" for f in extraction.facts)
+
+
+def test_words_that_assert_before_a_duplicate_still_say_it() -> None:
+    # go-41012-dmitshur-2020-08-24
+    extraction = read("I understand this issue is the same as #27489.",
+                      url="https://github.com/golang/go/issues/41012")
+
+    assert ("golang/go#41012", "DUPLICATE_OF", "#27489") in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", ["Cargo requires a **nightly compiler**.",
+                                  "Cargo requires a *nightly compiler*."])
+def test_emphasis_in_a_threads_sentence_is_read_as_its_words(text: str) -> None:
+    # cargo-pr-1712 (emphasis in a pull request's description)
+    assert ("Cargo", "DEPENDS_ON", "Nightly Compiler") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(1712)))
