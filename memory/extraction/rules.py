@@ -233,6 +233,7 @@ from memory.extraction.symptoms import (
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import (
+    TRACKER_RELEASED,
     co_author,
     hedged,
     name_own_item,
@@ -2027,6 +2028,8 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
+        if self.thread is not None and word.lower() in TRACKER_RELEASED:
+            canonical = "released"  # a tracker's "shipped in 1.29" (GUIDE §9), not Done
         if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
             return  # "Docker Desktop is stuck": a symptom of a product, not a work status
         if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):

@@ -51,6 +51,9 @@ from memory.language.threads import same_item
 
 _I = re.IGNORECASE
 _REF = r"zzref\d+zz"
+TRACKER_RELEASED = frozenset({"shipped", "deployed", "published", "launched"})
+"""Completion words that in a tracker's thread say its item was released (GUIDE §9), where a
+status update's "shipped" is only done."""
 PLACEHOLDER_REF = re.compile(_REF)
 # What may stand before the predicate: the item itself, "this"/"it" meaning it, or nothing.
 _SUBJECT = (rf"(?:(?P<subject>{_REF})|(?:this|it)(?: (?:issue|bug|one|ticket|pr|pull request"

@@ -672,3 +672,14 @@ def test_emphasis_in_a_threads_sentence_is_read_as_its_words(text: str) -> None:
     # cargo-pr-1712 (emphasis in a pull request's description)
     assert ("Cargo", "DEPENDS_ON", "Nightly Compiler") in signatures(
         read(f"Some change\n\n{text}", url=CARGO.format(1712)))
+
+
+def test_an_item_a_thread_says_shipped_is_released_where_a_status_update_says_done() -> None:
+    """GUIDE §9: "shipped", "deployed", "published" → released (README row 49: a status
+    update's "The auth service refactor shipped." stays Done)."""
+    thread = read("This shipped in 1.29.", url=K8S.format(93210))
+    update = extract_with_rules("The auth service refactor shipped.", author="Alice",
+                                reference_time=REFERENCE_TIME)
+
+    assert ("kubernetes/kubernetes#93210", "HAS_STATUS", "Released") in signatures(thread)
+    assert ("Auth Service Refactor", "HAS_STATUS", "Done") in signatures(update)
