@@ -15,8 +15,9 @@ How a text is read
    episode, a signature) name the customer who wrote it. The first line "Title #N" names the
    episode's own item, else the address it was imported with (``thread``: a comment's issue, a
    pull request; ``memory.language.threads``); an issue title that says what is wrong is its
-   author's report, a pull request's never. Which item tracks it and which it duplicates are
-   read by ``memory.extraction.trackers``.
+   author's report, a pull request's never. Which item tracks it and which it duplicates, and
+   GitHub's other conventions ("Based on #5", "Reverts #5", "/close via #5", "Happened again
+   in <link>", "Co-authored-by: …"), are read by ``memory.extraction.trackers``.
 1. Sentences: split on ``.``/``!``/``?`` (not after "Inc."), per passage. A question asserts
    nothing and is skipped (a "?" or an auxiliary before its subject: "Is the API migration
    blocked"); so is a greeting or label before a colon ("Hey team, quick update: …"), a hedge
@@ -231,7 +232,16 @@ from memory.extraction.symptoms import (
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
-from memory.extraction.trackers import hedged, name_own_item, read_item_links
+from memory.extraction.trackers import (
+    TRACKER_RELEASED,
+    co_author,
+    hedged,
+    name_own_item,
+    plain_emphasis,
+    read_author_claims,
+    read_item_links,
+    read_own_states,
+)
 from memory.language.documents import Document, Passage, read_document
 from memory.language.references import PLACEHOLDER, Reference, mask, title_line
 from memory.language.threads import Thread, same_item
@@ -1155,7 +1165,11 @@ class _Reader:
             return  # a question asserts nothing; a "sentence" that long is no status line
         self.masked = mask(sentence)
         if self.own is not None:
-            self.masked = name_own_item(self.masked, self.own)  # "This PR …" in its thread
+            self.masked = name_own_item(  # "This PR …" in its thread
+                self.masked, self.own,
+                issue=self.thread is not None and not self.thread.change)
+        if self.thread is not None:
+            self.masked = plain_emphasis(self.masked)  # "requires a *nightly compiler*"
         self.resolved_for_author = False
         self.addressed_condition = conditioned(self.masked.text)
         if self.author is not None and self.author.type == "Customer":
@@ -1352,13 +1366,35 @@ class _Reader:
         assert self.own is not None
         clause = self._bare_clause(sentence)
         for link in read_item_links(self.masked, self.own):
-            if link.relation == HAS_STATUS:
-                self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
-                            reported=False)
-                continue
-            self.reference_names.update({link.source, link.target})
-            self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
-                      ExtractedEntity(link.target, "WorkItem"), clause)
+            with self.readings.running(link.reading or "item_links"):
+                if link.relation == HAS_STATUS:
+                    self.status(ExtractedEntity(link.source, "WorkItem"), link.target, clause,
+                                reported=False)
+                    continue
+                self.reference_names.update({link.source, link.target})
+                self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
+                          ExtractedEntity(link.target, "WorkItem"), clause)
+        change = self.thread is not None and self.thread.change
+        if change and (partner := co_author(self.masked)) is not None:
+            with self.readings.running("co_author"):  # "Co-authored-by: Bob <bob@…>"
+                self.fact(ExtractedEntity(*partner), RESPONSIBLE_FOR,
+                          ExtractedEntity(self.own.name, "WorkItem"), clause)
+        if not change and not (self.author is not None and self.author.type == "Customer"):
+            for link in read_own_states(self.masked, self.own):  # "Summary test is green"
+                with self.readings.running(link.reading):
+                    if link.relation == PRECEDED_BY:  # "… flaked since <link> merged"
+                        self.fact(ExtractedEntity(link.source, "Issue"), PRECEDED_BY,
+                                  ExtractedEntity(link.target, "Event"), clause)
+                        continue
+                    subject = ExtractedEntity(link.source, "WorkItem" if link.source == (
+                        self.own.name) else self._known_type(link.source) or "Service")
+                    self.status(subject, link.target, clause, reported=False)
+        if self.author is not None and self.author.type != "Customer":
+            # "Happened again in <link>", "+1", "I have a fix, will send CL"
+            for relation, name in read_author_claims(self.masked, self.own, change=change):
+                with self.readings.running(name):
+                    self.fact(self.author, relation,
+                              ExtractedEntity(self.own.name, "WorkItem"), clause)
 
     @reading("tracker_lines")
     def _read_tracker_lines(self, text: str, sentence: str) -> bool:
@@ -1373,6 +1409,8 @@ class _Reader:
             if context is None:
                 return True  # a command for a thread we cannot see
             verb, rest = command["verb"].lower(), command["rest"] or ""
+            if rest.strip().lower().startswith("cancel"):
+                return True  # "/hold cancel", "/lgtm cancel": the command is taken back
             if verb == "assign":
                 for word in PLACEHOLDER_REF.findall(rest):
                     reference = self.masked.references.get(word)
@@ -1990,6 +2028,8 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
+        if self.thread is not None and word.lower() in TRACKER_RELEASED:
+            canonical = "released"  # a tracker's "shipped in 1.29" (GUIDE §9), not Done
         if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
             return  # "Docker Desktop is stuck": a symptom of a product, not a work status
         if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
@@ -2994,7 +3034,8 @@ _AFTER_REFERENCE = re.compile(r"^(?:[^.;!?]{0,160}\s)?(?P<ref>zzref\d+zz)\s+(?P<
 _SLASH_COMMAND = re.compile(r"^/(?P<verb>[a-z][a-z-]*)\b(?P<rest>.*)$")
 _COMMAND_STATUSES = {"close": "closed", "reopen": "open", "lgtm": "approved",
                      "approve": "approved", "hold": "on hold"}
-_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)")
+_FILED = re.compile(r"^I (?:have )?(?:filed|opened|created|reported|raised)\s+(?P<ref>zzref\d+zz)"
+                    r"(?! to (?:fix|address|resolve|solve|close)\b)")  # a fix: trackers.py
 _WORKING_ON_REF = re.compile(
     r"^(?:when|while|whilst) (?:I was |I am |we were )?(?:working on|investigating|looking (?:at"
     r"|into)|implementing|fixing|debugging) (?P<ref>zzref\d+zz)", _I)  # (reviewing: no work on it)

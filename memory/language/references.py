@@ -145,6 +145,13 @@ def _reference_of_text(match: re.Match[str]) -> Reference | None:
 _MARKDOWN_LINK = re.compile(r"\[(?P<label>[^\]\n]{1,300})\]\((?P<url>[^)\s]{1,2000})\)")
 _AUTOLINK = re.compile(r"<(?P<url>https?://[^>\s]{1,2000})>")
 _INLINE_CODE = re.compile(r"`+[^`\n]{0,500}`+")
+# "Worked on this with `@yoshuawuyts.`", "r? `@epage`": a handle in backticks, as the rust-lang
+# bots write mentions in commit messages so as not to ping anyone, is still the handle.
+# Only after words that name someone ("with", "by", "cc", "r?", "thanks"): "use `@property`"
+# is code.
+_ESCAPED_HANDLE = re.compile(
+    r"(?P<before>(?:^|\b)(?:with|by|cc:?|r\?|thanks|thank you|from|ping|pinging) )"
+    r"`(?P<handle>@[A-Za-z0-9][\w-]{0,38})(?P<end>[.,;:!?]?)`", re.IGNORECASE)
 _QUOTED = re.compile(r"\"(?P<q>[^\"\n]{3,300})\"|(?<!\w)'(?P<s>[^'\n]{3,300})'(?!\w)")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>\n]{0,200}>")
 # "Title (#123)", "Title #123" before the reference; "#123 Title", "#123: Title" after it.
@@ -205,6 +212,8 @@ def mask(sentence: str, first: int = 0) -> Masked:
     """The sentence with references, links, code and quotations replaced by placeholders
     (numbered from ``first``, so that two masks can be read together)."""
     masker = _Masker(first)
+    if "`@" in sentence:
+        sentence = _ESCAPED_HANDLE.sub(r"\g<before>\g<handle>\g<end>", sentence)
     text = _INLINE_CODE.sub(lambda m: masker.hidden("code", m.group(0)), sentence)
     text = _HTML_TAG.sub(" ", text) if "<" in text else text
     if "](" in text:

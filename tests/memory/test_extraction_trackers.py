@@ -357,3 +357,329 @@ def test_a_support_message_is_in_its_thread_and_its_duplicate_is_the_threads() -
     assert ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780") in signatures(
         extraction)
     assert ("dannyneira", "REPORTED", "warpdotdev/warp#6305") in signatures(extraction)
+
+
+# ----------------------------------------------------------------- GitHub's conventions, generally
+# Each family below is a convention of GitHub pull requests and issue threads, not one project's
+# phrasing; the sentences are from the dev split where it has one, else written like it.
+
+SECP = "https://github.com/bitcoin-core/secp256k1/pull/{}"
+UV = "https://github.com/astral-sh/uv/pull/{}"
+GO = "https://github.com/golang/go/issues/{}"
+
+
+@pytest.mark.parametrize(("text", "url", "base"), [
+    # secp-pr-1277
+    ("This builds on top of https://github.com/bitcoin-core/secp256k1/pull/1276.",
+     SECP.format(1277), "bitcoin-core/secp256k1#1276"),
+    # uv-pr-13109
+    ("Based on #13108 because I don't want to deal with rebasing conflicts across `main` and "
+     "`release/070`.", UV.format(13109), "#13108"),
+    ("Stacked on #41.", CARGO.format(42), "#41"),
+])
+def test_a_change_built_on_another_waits_on_it(text: str, url: str, base: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=url)
+
+    assert (item_of(url), "DEPENDS_ON", base) in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", [
+    "Based on my initial tests this speeds up the query.",  # ra-pr-2753
+    "This approach is based on https://github.com/PrefectHQ/docs.",  # uv-pr-5081: no item
+    "Based on the discussion above, this seems like a likely decline.",  # go-37836-rsc
+])
+def test_based_on_something_that_is_no_change_waits_on_nothing(text: str) -> None:
+    assert [f for f in read(f"Some change\n\n{text}", url=UV.format(5081)).facts
+            if f.relation == "DEPENDS_ON"] == []
+
+
+@pytest.mark.parametrize(("text", "url", "waiting"), [
+    # cargo-pr-12635
+    ("Nothing in this PR actually uses this method, but it is added to support #12634.",
+     CARGO.format(12635), "#12634"),
+    ("This solves #1151.", SECP.format(1412), "#1151"),  # secp-pr-1412, out of its quotation
+    ("This unblocks #77.", CARGO.format(78), "#77"),
+])
+def test_an_item_a_change_solves_supports_or_unblocks_waits_on_the_change(
+        text: str, url: str, waiting: str) -> None:
+    assert (waiting, "DEPENDS_ON", item_of(url)) in signatures(
+        read(f"Some change\n\n{text}", url=url))
+
+
+@pytest.mark.parametrize(("text", "url", "tracker"), [
+    ("Resolves one item in #1835.", SECP.format(1900), "#1835"),  # secp-pr-1900
+    # secp-pr-1022
+    ("This takes care of two of the outstanding issues in #923.", SECP.format(1022), "#923"),
+    # cargo-pr-13621
+    ("This PR adds a basic linting system, the first step towards [User control over cargo "
+     "warnings](https://github.com/rust-lang/cargo/issues/12235).", CARGO.format(13621),
+     "User control over cargo warnings (rust-lang/cargo#12235)"),
+])
+def test_a_change_that_is_a_step_of_a_bigger_item_is_tracked_by_it(
+        text: str, url: str, tracker: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=url)
+
+    assert (tracker, "TRACKS", item_of(url)) in signatures(extraction)
+
+
+def test_see_the_items_of_another_issue_is_no_step_of_it() -> None:
+    assert [f for f in read("Some change\n\nSee the items in #923.", url=SECP.format(1022)).facts
+            if f.relation == "TRACKS"] == []
+
+
+@pytest.mark.parametrize(("text", "reverted"), [
+    ("Reverts #123.", "#123"),
+    ("This reverts rust-lang/cargo#123.", "rust-lang/cargo#123"),
+])
+def test_the_item_a_revert_names_is_reverted(text: str, reverted: str) -> None:
+    assert (reverted, "HAS_STATUS", "Reverted") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+def test_an_item_named_with_its_kind_has_the_state_said_of_it() -> None:
+    # secp-pr-1405
+    text = ("The https://sourceware.org/bugzilla/show_bug.cgi?id=27008 bug has been resolved "
+            "since libc 2.33.")
+
+    assert ("Bug 27008", "HAS_STATUS", "Resolved") in signatures(
+        read(f"Some change\n\n{text}", url=SECP.format(1405)))
+
+
+def test_a_thread_closed_via_a_change_waits_on_it() -> None:
+    # k8s-46797-dashpole-2017-06-06
+    extraction = read("/close via #46801 .", author="dashpole", url=K8S.format(46797))
+
+    assert {("kubernetes/kubernetes#46797", "DEPENDS_ON", "#46801"),
+            ("kubernetes/kubernetes#46797", "HAS_STATUS", "Closed")} <= signatures(extraction)
+
+
+@pytest.mark.parametrize(("text", "author", "number"), [
+    ("Another in #36568.", "jayconrod", 25574),  # go-25574-jayconrod-2020-03-11
+    # go-25574-dmitshur-2019-03-21
+    ("Happened again in https://github.com/golang/go/issues/30374#issuecomment-474556262, "
+     "@jayconrod had to create the backport issue manually.", "dmitshur", 25574),
+    ("One more in https://github.com/golang/go/issues/29591.", "bcmills", 25574),
+    ("Also happened in https://github.com/golang/go/issues/28688#issuecomment-438326787.",
+     "dmitshur", 25574),
+    ("+1", "someone", 25574),  # GUIDE §3
+    ("Same here.", "someone", 25574),
+    ("I'm still seeing this in https://prow.k8s.io/view/gs/logs/123", "someone", 25574),
+])
+def test_who_says_an_issue_happened_again_or_to_them_too_reports_it(
+        text: str, author: str, number: int) -> None:
+    assert (author, "REPORTED", f"golang/go#{number}") in signatures(
+        read(text, author=author, url=GO.format(number)))
+
+
+@pytest.mark.parametrize("text", [
+    "This is https://github.com/astral-sh/puffin/pull/947 again but this time merging into main.",
+    "Another thought: maybe we should retry.",
+    "+1",
+])
+def test_again_in_a_pull_request_or_another_thought_reports_nothing(text: str) -> None:
+    assert [f for f in read(text, url=UV.format(1004)).facts if f.relation == "REPORTED"] == []
+
+
+def test_a_customers_same_here_is_read_by_the_support_readings_not_as_a_tracker_report() -> None:
+    extraction = extract_with_rules(
+        "Same here.", author="someone", author_type="Customer", reference_time=REFERENCE_TIME,
+        thread=thread_of_address("https://github.com/docker/for-mac/issues/5859"))
+
+    assert ("someone", "REPORTED", "docker/for-mac#5859") not in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", ["I have a fix, will send CL.", "I'll send a PR.",
+                                  "I'm working on a fix."])
+def test_who_has_or_will_send_the_fix_is_responsible_for_the_issue(text: str) -> None:
+    # go-30342-dmitshur-2019-02-21
+    assert ("dmitshur", "RESPONSIBLE_FOR", "golang/go#30342") in signatures(
+        read(text, author="dmitshur", url=GO.format(30342)))
+
+
+def test_a_fix_for_something_else_is_no_responsibility_for_the_issue() -> None:
+    assert [f for f in read("I have a fix for the docs typo.", author="dmitshur",
+                            url=GO.format(30342)).facts if f.relation == "RESPONSIBLE_FOR"] == []
+
+
+@pytest.mark.parametrize(("text", "number", "expected"), [
+    # k8s-46797-dashpole-2017-06-06
+    ("Summary test has been green a couple days now.", 46797, ("Summary test", "Fixed")),
+    # GUIDE §4
+    ("This test no longer appears to be flaking.", 46797, ("kubernetes/kubernetes#46797",
+                                                          "Fixed")),
+    ("This is a known issue.", 46797, ("kubernetes/kubernetes#46797", "Known Issue")),
+    ("We're closing this issue.", 46797, ("kubernetes/kubernetes#46797", "Closed")),
+    # go-30342-dmitshur-2019-03-01 (GUIDE §9: deployed → released)
+    ("This is deployed now, and gopherbot is doing the right thing.", 46797,
+     ("kubernetes/kubernetes#46797", "Released")),
+])
+def test_what_an_issue_thread_says_of_its_state_is_its_status(
+        text: str, number: int, expected: tuple[str, str]) -> None:
+    subject, status = expected
+    assert (subject, "HAS_STATUS", status) in signatures(read(text, url=K8S.format(number)))
+
+
+def test_green_ci_in_a_pull_request_fixes_nothing() -> None:
+    assert [f for f in read("Some change\n\nThe CI is green again.", url=CARGO.format(9)).facts
+            if f.relation == "HAS_STATUS"] == []
+
+
+@pytest.mark.parametrize(("text", "tracker"), [
+    ("Tracking issue: #123", "#123"),
+    ("This is tracked in https://github.com/rust-lang/rust/issues/82788.",
+     "rust-lang/rust#82788"),
+])
+def test_the_tracking_issue_a_change_names_tracks_it(text: str, tracker: str) -> None:
+    assert (tracker, "TRACKS", "rust-lang/cargo#500") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+@pytest.mark.parametrize("text", [
+    "This needs #123 to land first.",
+    "Can't land until #123 is merged.",
+    "Depends on https://github.com/rust-lang/cargo/pull/123 landing.",
+])
+def test_a_change_that_can_land_only_after_another_waits_on_it(text: str) -> None:
+    extraction = read(f"Some change\n\n{text}", url=CARGO.format(500))
+
+    assert any(f.source == "rust-lang/cargo#500" and f.relation == "DEPENDS_ON"
+               and f.target.endswith("#123") for f in extraction.facts)
+
+
+def test_who_worked_on_a_change_with_a_handle_in_backticks_is_responsible_for_it() -> None:
+    # ra-pr-9871
+    extraction = read("Some change\n\nWorked on this with `@yoshuawuyts.`",
+                      url="https://github.com/rust-lang/rust-analyzer/pull/9871")
+
+    assert ("@yoshuawuyts", "RESPONSIBLE_FOR", "rust-lang/rust-analyzer#9871") in signatures(
+        extraction)
+
+
+@pytest.mark.parametrize("text", ["Implements #123.", "This PR addresses #123.",
+                                  "This is a partial fix for #123.", "Fix for #123."])
+def test_the_item_a_change_implements_addresses_or_fixes_waits_on_it(text: str) -> None:
+    assert ("#123", "DEPENDS_ON", "rust-lang/cargo#500") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(500)))
+
+
+def test_the_issue_a_change_addresses_only_in_passing_waits_on_nothing() -> None:
+    # cargo-pr-11113: the issue is "mentioned in" the other item, not that item
+    text = ("This also addresses the issue with `MaybeWorkspace<VecStringOrBool>` mentioned in "
+            "#10942:")
+
+    assert [f for f in read(f"Some change\n\n{text}", url=CARGO.format(11113)).facts
+            if f.relation == "DEPENDS_ON"] == []
+
+
+@pytest.mark.parametrize(("text", "event"), [
+    # k8s-93210-liggitt-2020-07-18
+    ("These tests have flaked consistently since "
+     "https://github.com/kubernetes/kubernetes/pull/92442 merged: "
+     "https://storage.googleapis.com/k8s-gubernator/triage/index.html?pr=1",
+     "kubernetes/kubernetes#92442 merged"),
+    ("Regressed in #700.", "#700"),
+    ("Bisected to #700.", "#700"),
+])
+def test_an_issue_that_began_after_a_change_was_preceded_by_it(text: str, event: str) -> None:
+    assert ("kubernetes/kubernetes#93210", "PRECEDED_BY", event) in signatures(
+        read(text, author="liggitt", url=K8S.format(93210)))
+
+
+def test_passing_since_a_change_merged_is_no_problem_that_followed_it() -> None:
+    assert [f for f in read("Passing since #700 merged.", url=K8S.format(93210)).facts
+            if f.relation == "PRECEDED_BY"] == []
+
+
+@pytest.mark.parametrize("command", ["/hold cancel", "/lgtm cancel", "/approve cancel"])
+def test_a_cancelled_command_gives_no_status(command: str) -> None:
+    assert read(command, author="dims", url=K8S.format(63752)).facts == []
+
+
+@pytest.mark.parametrize("text", [
+    "I opened #700 to fix this.",
+    "I've opened a PR to fix this: #700",
+    "The fix is in #700.",
+    "Fixed with #700.",
+])
+def test_the_change_a_comment_says_fixes_the_issue_is_what_it_waits_on(text: str) -> None:
+    extraction = read(text, author="dims", url=K8S.format(63752))
+
+    assert ("kubernetes/kubernetes#63752", "DEPENDS_ON", "#700") in signatures(extraction)
+    assert [f for f in extraction.facts if f.relation == "REPORTED"] == []
+
+
+def test_an_issue_someone_filed_is_still_their_report() -> None:
+    assert ("dims", "REPORTED", "#700") in signatures(
+        read("I filed #700.", author="dims", url=K8S.format(63752)))
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("This is at risk for 1.29.", "At Risk"),
+    ("This was postponed to 1.30.", "Postponed"),
+    ("Moving this to the next milestone.", "Postponed"),
+    ("This was released in 1.29.", "Released"),
+    ("Fixed in v1.2.3.", "Fixed"),
+])
+def test_a_state_said_with_its_release_is_the_issues_status(text: str, status: str) -> None:
+    assert ("kubernetes/kubernetes#93210", "HAS_STATUS", status) in signatures(
+        read(text, url=K8S.format(93210)))
+
+
+def test_an_issue_blocked_on_a_change_being_merged_waits_on_the_change() -> None:
+    extraction = read("This is blocked on #700 being merged.", url=K8S.format(93210))
+
+    assert {("kubernetes/kubernetes#93210", "DEPENDS_ON", "#700"),
+            ("kubernetes/kubernetes#93210", "HAS_STATUS", "Blocked")} <= signatures(extraction)
+
+
+def test_each_co_author_of_a_change_is_responsible_for_it() -> None:
+    text = ("This changes how the index is read.\n\n"
+            "Co-authored-by: Bob Smith <bob@example.com>\n"
+            "Co-authored-by: alicej <123+alicej@users.noreply.github.com>")
+
+    assert {("Bob Smith", "RESPONSIBLE_FOR", "rust-lang/cargo#500"),
+            ("alicej", "RESPONSIBLE_FOR", "rust-lang/cargo#500")} <= signatures(
+        read(text, url=CARGO.format(500)))
+
+
+def test_a_co_author_line_in_an_issue_is_no_change_of_theirs() -> None:
+    assert read("Co-authored-by: Bob Smith <bob@example.com>", url=K8S.format(9)).facts == []
+
+
+def test_in_a_flaky_tests_issue_this_test_is_the_issues_item() -> None:
+    extraction = read("This test is still flaking.", url=K8S.format(95357))
+
+    assert signatures(extraction) == {("kubernetes/kubernetes#95357", "HAS_STATUS", "Flaky")}
+
+
+def test_in_a_pull_request_this_test_is_no_name_of_the_pull_request() -> None:
+    extraction = read("Some change\n\nThis test checks the lockfile.", url=CARGO.format(500))
+
+    assert not any(f.source == "rust-lang/cargo#500" for f in extraction.facts)
+
+
+def test_words_that_assert_before_a_duplicate_still_say_it() -> None:
+    # go-41012-dmitshur-2020-08-24
+    extraction = read("I understand this issue is the same as #27489.",
+                      url="https://github.com/golang/go/issues/41012")
+
+    assert ("golang/go#41012", "DUPLICATE_OF", "#27489") in signatures(extraction)
+
+
+@pytest.mark.parametrize("text", ["Cargo requires a **nightly compiler**.",
+                                  "Cargo requires a *nightly compiler*."])
+def test_emphasis_in_a_threads_sentence_is_read_as_its_words(text: str) -> None:
+    # cargo-pr-1712 (emphasis in a pull request's description)
+    assert ("Cargo", "DEPENDS_ON", "Nightly Compiler") in signatures(
+        read(f"Some change\n\n{text}", url=CARGO.format(1712)))
+
+
+def test_an_item_a_thread_says_shipped_is_released_where_a_status_update_says_done() -> None:
+    """GUIDE §9: "shipped", "deployed", "published" → released (README row 49: a status
+    update's "The auth service refactor shipped." stays Done)."""
+    thread = read("This shipped in 1.29.", url=K8S.format(93210))
+    update = extract_with_rules("The auth service refactor shipped.", author="Alice",
+                                reference_time=REFERENCE_TIME)
+
+    assert ("kubernetes/kubernetes#93210", "HAS_STATUS", "Released") in signatures(thread)
+    assert ("Auth Service Refactor", "HAS_STATUS", "Done") in signatures(update)

@@ -106,3 +106,22 @@ def test_a_closing_keyword_beside_a_reference_is_no_title_of_it() -> None:
 
     assert masked.text == "Fix zzref0zz"
     assert masked.references["zzref0zz"].title is None
+
+
+@pytest.mark.parametrize(("sentence", "handle"), [
+    ("Worked on this with `@yoshuawuyts.`", "@yoshuawuyts"),  # ra-pr-9871
+    ("r? `@epage`", "@epage"),  # cargo-pr-13316
+    ("Thanks `@bob`!", "@bob"),
+])
+def test_a_handle_in_backticks_after_a_word_that_names_someone_is_still_the_handle(
+        sentence: str, handle: str) -> None:
+    """The rust-lang bots write mentions in commit messages in backticks so as not to ping."""
+    masked = mask(sentence)
+
+    assert [(r.key, r.type) for r in masked.references.values()] == [(handle, "Person")]
+
+
+def test_a_decorator_in_backticks_is_code() -> None:
+    masked = mask("Use `@property` instead of a getter.")
+
+    assert masked.references == {}
