@@ -144,9 +144,9 @@ class WeekRows:
     closing_facts: dict[int, Fact]
     blocker_facts_known: list[Fact]
     blocker_facts_now: list[Fact]
-    changed_facts: list[Fact]
-    authors: list[dict[str, Any]]
-    workstream_facts: list[Fact]
+    changed_facts: Sequence[Fact]
+    authors: Sequence[Mapping[str, Any]]
+    workstream_facts: Sequence[Fact]
     completion: Any
     """``str -> bool``: whether a status name means the work is finished (the ontology's)."""
 
@@ -806,7 +806,7 @@ def _subject(fact: Fact) -> Any:
     return fact.source
 
 
-CLOSE_WORDS = {
+CLOSE_WORDS: dict[str, str] = {
     Fact.CloseReason.SINGLE_VALUED: "replaced",
     Fact.CloseReason.RESOLUTION: "resolved",
     Fact.CloseReason.EXPLICIT: "said to have ended",

@@ -224,7 +224,7 @@ class NamesRead(Mapping[str, str]):
             raise KeyError(key)
         return value
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         value = self.types.get(key)
         self.answers[key] = value
         return default if value is None else value
