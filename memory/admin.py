@@ -110,8 +110,7 @@ class GraphAdmin(admin.ModelAdmin):
 class EvidenceOfEpisodeInline(ReadOnlyInline):
     model = FactEvidence
     fk_name = "episode"
-    fields: list[str] = ["fact_link", "sentence", "extractor", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("fact_link", "sentence", "extractor", "created_at")
     verbose_name = "fact it supports"
     verbose_name_plural = "facts it supports"
 
@@ -133,8 +132,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
 class EvidenceOfFactInline(ReadOnlyInline):
     model = FactEvidence
     fk_name = "fact"
-    fields: list[str] = ["episode_link", "sentence", "extractor", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("episode_link", "sentence", "extractor", "created_at")
     verbose_name = "supporting episode"
     verbose_name_plural = "supporting episodes"
 
@@ -166,8 +164,7 @@ class EntityAdmin(ReadOnlyAdmin):
 
 class ClaimInline(ReadOnlyInline):
     model = Claim
-    fields: list[str] = ["position", "text", "evidence"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "text", "evidence")
     show_change_link = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:

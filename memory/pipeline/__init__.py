@@ -448,7 +448,6 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 ))
             if time.monotonic() - progress.last_beat > HEARTBEAT_SECONDS or stats.calls:
                 progress.advance("summarize", min(start + step, len(created)))
-    llm["breaker"] = breaker.state
     retired = sorted([*decisions.retired, *superseded], key=lambda r: r.observation_id)
 
     counts = {
@@ -472,7 +471,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "retired": len(decisions.retired),
         "retired_by_reason": _by_reason(decisions),
         "resummarized": llm["retried"],
-        "llm": llm,
+        "llm": {**llm, "breaker": breaker.state},
     }
     names = {pk: entity.name for pk, entity in details.entities.items()}
     with progress.stage("publish"), paused_gc():

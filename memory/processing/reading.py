@@ -46,7 +46,7 @@ def episode_text(episode: Episode) -> str:
     return text
 
 
-def author_type_for(episode: Episode, known: dict[str, str]) -> str:
+def author_type_for(episode: Episode, known: Mapping[str, str]) -> str:
     declared = {
         e["name"]: e.get("type") for e in (episode.supplied or {}).get("entities", [])
     }
