@@ -14,8 +14,15 @@ from memory.importers import zendesk
 
 def export_with_brand_id(brand_id: object) -> bytes:
     page = {
-        "tickets": [{"id": 1, "subject": "Export fails", "status": "open",
-                     "created_at": "2026-11-02T09:00:00Z", "brand_id": brand_id}],
+        "tickets": [
+            {
+                "id": 1,
+                "subject": "Export fails",
+                "status": "open",
+                "created_at": "2026-11-02T09:00:00Z",
+                "brand_id": brand_id,
+            }
+        ],
         "brands": [{"id": 360000, "name": "Nimbus"}],
     }
     return json.dumps(page).encode()
