@@ -224,9 +224,9 @@ def add_episode(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             added, duplicate = find_duplicate(access.graph, record), True
     failed = added is None
     if not request.htmx:
-        if failed:
+        if added is None:
             return _list_page(request, access, add_form=form, status=422)
-        return redirect("episode", slug=slug, uuid=added.uuid)  # type: ignore[union-attr]
+        return redirect("episode", slug=slug, uuid=added.uuid)
     context = {
         "access": access, "graph": access.graph,
         "add_form": form if failed else _blank_episode_form(),
