@@ -1,6 +1,7 @@
 # The two set-up commands of the README:
 #   make demo   create .venv, install, migrate, load the demo graphs, run the pipeline, serve
 #   make test   install the test dependencies and run the whole test suite
+#   make typecheck  mypy with django-stubs over the product code (config: pyproject.toml)
 #   make mutation  the issue #18 mutations (mutation/named.py), then mutmut over the modules that
 #               carry the guarantees, one at a time (mutation/run.py; MUTATION_ARGS=engine ...)
 # Both run on the embedded default (SQLite, in-process tasks) unless DATABASE_URL / REDIS_URL are set.
@@ -10,7 +11,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 PYTEST_ARGS ?=
 
-.PHONY: demo test serve lint venv mutation
+.PHONY: demo test serve lint typecheck venv mutation
 
 # Django 6 needs Python >= 3.12. Take the first interpreter that qualifies: python3.13,
 # python3.12, pyenv's 3.12/3.13, then plain python3.
@@ -56,6 +57,9 @@ test: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+typecheck: $(VENV)/.installed-test
+	$(PY) -m mypy
 
 # Slow and niced (CPU only when nobody else wants it): not part of make test or CI.
 mutation: $(VENV)/.installed-mutation

@@ -54,15 +54,17 @@ class QoS(redis.QoS):
         logger.warning(
             "a message %s after its broker connection closed: left in Redis for redelivery "
             "after the visibility timeout (its task is idempotent)", what)
-        self._delivered.pop(delivery_tag, None)
+        if self._delivered is not None:  # set in QoS.__init__
+            self._delivered.pop(delivery_tag, None)
 
     def restore_unacked(self, client: Any = None) -> Any:
         if client is None and self._connection_gone():
-            if self._delivered:
+            delivered = self._delivered
+            if delivered:
                 logger.warning(
                     "broker connection closed with %d unacknowledged message(s): left in Redis "
-                    "for redelivery after the visibility timeout", len(self._delivered))
-            self._delivered.clear()
+                    "for redelivery after the visibility timeout", len(delivered))
+                delivered.clear()
             return None
         return super().restore_unacked(client)
 

@@ -201,10 +201,10 @@ def csv_text(review: WeeklyReview, *, graph: Graph, link: Link) -> str:
         row("updated", o.name, detail="; ".join([*c.changes, *c.ended_by]),
             people=o.reach_people,
             items=o.reach_work_items, when=o.created_at, url=obs_url(o))
-    for r in review.retired:
-        row("retired", r.observation.name,
-            detail="; ".join([r.reason.lower(), *r.ended_by]), when=r.observation.retired_at,
-            url=obs_url(r.observation))
+    for gone in review.retired:
+        row("retired", gone.observation.name,
+            detail="; ".join([gone.reason.lower(), *gone.ended_by]),
+            when=gone.observation.retired_at, url=obs_url(gone.observation))
     for c in review.found_later:
         row("found_later", c.observation.name, when=c.observation.created_at,
             difference=c.difference, url=obs_url(c.observation))

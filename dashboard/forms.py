@@ -161,7 +161,8 @@ class RetiredFilterForm(QueryForm):
     defaults = {"page": 1}
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()  # Form.clean returns cleaned_data (typed Optional for overrides)
+        cleaned = self.cleaned_data
         check_date_order(self, cleaned, "since", "until")
         return cleaned
 
@@ -195,7 +196,8 @@ class EpisodeFilterForm(QueryForm):
     defaults = {"page": 1}
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()  # Form.clean returns cleaned_data (typed Optional for overrides)
+        cleaned = self.cleaned_data
         check_date_order(self, cleaned, "since", "until")
         return cleaned
 
@@ -223,7 +225,8 @@ class TimelineForm(QueryForm):
     defaults = {"page": 1}
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()  # Form.clean returns cleaned_data (typed Optional for overrides)
+        cleaned = self.cleaned_data
         if (check_date_order(self, cleaned, "start", "end")
                 and (cleaned["end"] - cleaned["start"]).days > self.MAX_DAYS):
             self.add_error("end", f"Show at most {self.MAX_DAYS} days at once.")

@@ -625,8 +625,8 @@ class UploadResult:
         report = self.report
         if isinstance(report, ImportReport):
             return len(report.problems) > LINES_LISTED
-        return bool(report) and max(report.stored, report.duplicates + report.rejected) > (
-            LINES_LISTED)
+        return report is not None and max(
+            report.stored, report.duplicates + report.rejected) > LINES_LISTED
 
     @property
     def total(self) -> int:

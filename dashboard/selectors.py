@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from uuid import UUID
 
 from django.db import connection
@@ -45,6 +45,9 @@ from memory.models import (
     PipelineRun,
 )
 from memory.selectors import graphs_for_user
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 ENTITY_CHOICES = 40
 """How many entities the board's entity filter offers (those most observations involve)."""
@@ -271,7 +274,13 @@ def lineage_versions(observation: Observation) -> list[Observation]:
     )
 
 
-def related_observations(observation: Observation) -> list[Observation]:
+class Succession(TypedDict):
+    is_successor: bool
+
+
+def related_observations(
+    observation: Observation,
+) -> list[WithAnnotations[Observation, Succession]]:
     """Observations of other lineages it came from (a split or a merge) or went into, each
     annotated ``is_successor`` (one query)."""
     through = Observation.predecessors.through

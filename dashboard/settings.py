@@ -9,6 +9,7 @@ template summaries). ``DATABASE_URL`` switches to PostgreSQL, ``REDIS_URL`` to a
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.utils.csp import CSP
@@ -113,7 +114,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": DATA_DIR / "observations.sqlite3",
+            "NAME": str(DATA_DIR / "observations.sqlite3"),
             "OPTIONS": {
                 # IMMEDIATE transactions and a busy timeout let the web server and the in-process
                 # tasks share one SQLite file without "database is locked" errors.
@@ -168,7 +169,7 @@ EPISODE_PENDING_GRACE_SECONDS = env_int("EPISODE_PENDING_GRACE_SECONDS", 120)
 # --- Cache (throttling, login throttle) ---------------------------------------------------------
 
 
-def redis_cache(location: str, key_prefix: str = "observations") -> dict[str, object]:
+def redis_cache(location: str, key_prefix: str = "observations") -> dict[str, Any]:
     """Redis; while Redis is unreachable, each process falls back to its own memory
     (``dashboard.cache``), so an outage never turns reads, sign-in or writes into 500s."""
     return {"BACKEND": "dashboard.cache.FailoverRedisCache", "LOCATION": location,
@@ -176,7 +177,7 @@ def redis_cache(location: str, key_prefix: str = "observations") -> dict[str, ob
 
 
 if REDIS_URL:
-    CACHES = {
+    CACHES: dict[str, dict[str, Any]] = {
         "default": redis_cache(env_str("CACHE_URL", REDIS_URL),
                                env_str("CACHE_PREFIX", "observations")),
     }
@@ -248,7 +249,7 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = not PRODUCTION
 
 # --- Security headers ----------------------------------------------------------------------------
-SECURE_CSP = {
+SECURE_CSP: dict[str, list[str]] = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from uuid import UUID
 
 from django.db.models import Count, Max, Q
@@ -38,6 +38,9 @@ from dashboard.selectors import first_episode_uuid
 from memory.graph_settings import ontology_for
 from memory.models import Episode, Fact, Graph, Observation
 from memory.selectors import facts_known_at, facts_valid_at
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 View = Literal["known", "hindsight"]
 KNOWN: View = "known"
@@ -133,6 +136,13 @@ OBSERVATION_FIELDS = (
 )
 
 
+class LastUpdates(TypedDict):
+    """A work item fact's last update before the week's end: as known then, as known now."""
+
+    last_known: datetime | None
+    last_now: datetime | None
+
+
 @dataclass
 class WeekRows:
     """Everything the review reads, for both views."""
@@ -144,9 +154,9 @@ class WeekRows:
     closing_facts: dict[int, Fact]
     blocker_facts_known: list[Fact]
     blocker_facts_now: list[Fact]
-    changed_facts: list[Fact]
-    authors: list[dict[str, Any]]
-    workstream_facts: list[Fact]
+    changed_facts: Sequence[Fact]
+    authors: Sequence[Mapping[str, Any]]
+    workstream_facts: Sequence[WithAnnotations[Fact, LastUpdates]]
     completion: Any
     """``str -> bool``: whether a status name means the work is finished (the ontology's)."""
 
@@ -806,7 +816,7 @@ def _subject(fact: Fact) -> Any:
     return fact.source
 
 
-CLOSE_WORDS = {
+CLOSE_WORDS: dict[str, str] = {
     Fact.CloseReason.SINGLE_VALUED: "replaced",
     Fact.CloseReason.RESOLUTION: "resolved",
     Fact.CloseReason.EXPLICIT: "said to have ended",
@@ -870,7 +880,7 @@ def _workstreams(rows: WeekRows, known: bool) -> dict[int, _Workstream]:
     for fact in rows.workstream_facts:
         if not (holds_as_known(fact, end) if known else holds_with_hindsight(fact, end)):
             continue
-        last = fact.last_known if known else fact.last_now  # type: ignore[attr-defined]
+        last = fact.last_known if known else fact.last_now
         for side in (fact.source, fact.target):
             if side.type != "WorkItem" or side.merged_into_id is not None:
                 continue

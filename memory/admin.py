@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -73,6 +74,11 @@ def admin_link(obj: Any, text: Any = None) -> SafeString:
     return format_html('<a href="{}">{}</a>', url, text if text is not None else obj)
 
 
+def _user_of(request: HttpRequest) -> User | None:
+    """Who decided: the admin is only open to staff who logged in."""
+    return request.user if request.user.is_authenticated else None
+
+
 def pretty_json(value: Any) -> SafeString:
     text = json.dumps(value, indent=2, sort_keys=True, default=str)
     # Lists of ids on one line each: a structure is mostly id lists.
@@ -104,8 +110,7 @@ class GraphAdmin(admin.ModelAdmin):
 class EvidenceOfEpisodeInline(ReadOnlyInline):
     model = FactEvidence
     fk_name = "episode"
-    fields = ["fact_link", "sentence", "extractor", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("fact_link", "sentence", "extractor", "created_at")
     verbose_name = "fact it supports"
     verbose_name_plural = "facts it supports"
 
@@ -127,8 +132,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
 class EvidenceOfFactInline(ReadOnlyInline):
     model = FactEvidence
     fk_name = "fact"
-    fields = ["episode_link", "sentence", "extractor", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("episode_link", "sentence", "extractor", "created_at")
     verbose_name = "supporting episode"
     verbose_name_plural = "supporting episodes"
 
@@ -160,8 +164,7 @@ class EntityAdmin(ReadOnlyAdmin):
 
 class ClaimInline(ReadOnlyInline):
     model = Claim
-    fields = ["position", "text", "evidence"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "text", "evidence")
     show_change_link = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:
@@ -305,7 +308,7 @@ class MergeSuggestionAdmin(ReadOnlyAdmin):
     def accept(self, request: HttpRequest, queryset: QuerySet[MergeSuggestion]) -> None:
         for suggestion in queryset.select_related("entity", "into"):
             try:
-                record = merges.accept_suggestion(suggestion, user=request.user)
+                record = merges.accept_suggestion(suggestion, user=_user_of(request))
             except merges.MergeError as error:
                 self.message_user(request, f"{suggestion}: {error}", messages.WARNING)
                 continue
@@ -316,7 +319,7 @@ class MergeSuggestionAdmin(ReadOnlyAdmin):
     def reject(self, request: HttpRequest, queryset: QuerySet[MergeSuggestion]) -> None:
         for suggestion in queryset:
             try:
-                merges.reject_suggestion(suggestion, user=request.user)
+                merges.reject_suggestion(suggestion, user=_user_of(request))
             except merges.MergeError as error:
                 self.message_user(request, f"{suggestion}: {error}", messages.WARNING)
                 continue
@@ -339,7 +342,7 @@ class MergeRecordAdmin(ReadOnlyAdmin):
     def undo(self, request: HttpRequest, queryset: QuerySet[MergeRecord]) -> None:
         for record in queryset:
             try:
-                merges.undo_merge(record, user=request.user)
+                merges.undo_merge(record, user=_user_of(request))
             except merges.MergeError as error:
                 self.message_user(request, f"{record}: {error}", messages.WARNING)
                 continue

@@ -282,9 +282,10 @@ def parse_episode(record: Any, ontology: Ontology) -> EpisodeInput:
         if not data:
             raise InvalidEpisode("data", "is empty")
     else:
-        content = record.get("content")
-        if not isinstance(content, str):
+        given = record.get("content")
+        if not isinstance(given, str):
             raise InvalidEpisode("content", "must be a string for text and message episodes")
+        content = given
         _check_size("content", len(content.encode()))
         if not content.strip():
             raise InvalidEpisode("content", "is empty")

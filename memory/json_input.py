@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from json.scanner import NUMBER_RE  # type: ignore[attr-defined]
+from json.scanner import NUMBER_RE
 from typing import Any
 
 MAX_DEPTH = 32

@@ -141,7 +141,7 @@ class LLMResult:
         if self.outcome == SKIPPED:
             return self.skipped_because
         if self.outcome in FAILED:
-            label = {_RATE_LIMITED: "rate limited"}.get(self.outcome, self.outcome)
+            label = "rate limited" if self.outcome == _RATE_LIMITED else self.outcome
             return f"model failed: {label}"
         return ""
 
@@ -242,7 +242,8 @@ class Breaker:
 
     @property
     def reason(self) -> str:
-        label = {_RATE_LIMITED: "rate limited"}.get(self.last_failure, self.last_failure)
+        label = ("rate limited" if self.last_failure == _RATE_LIMITED
+                 else self.last_failure)
         return f"model paused after {self.failures_in_a_row} failures in a row ({label})"
 
 
@@ -448,7 +449,7 @@ class _CallMaker:
         after the last one the configuration is recorded as unusable."""
         if self.endpoint.confirmed or attempt.status not in _FORMAT_REJECTED:
             return None
-        position = FORMATS.index(fmt)  # type: ignore[arg-type]
+        position = FORMATS.index(fmt)
         if position + 1 < len(FORMATS):
             return FORMATS[position + 1]
         record_endpoint("", usable=False, detail=f"every response format refused: "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -30,7 +30,7 @@ def merge_entities(
     *,
     automatic: bool = False,
     score: float | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     suggestion: MergeSuggestion | None = None,
     now: datetime | None = None,
 ) -> MergeRecord:
@@ -75,7 +75,7 @@ def merge_entities(
         if suggestion is not None:
             suggestion.status = MergeSuggestion.Status.ACCEPTED
             suggestion.decided_at = now
-            suggestion.decided_by = user  # type: ignore[assignment]
+            suggestion.decided_by = user
             suggestion.save(update_fields=["status", "decided_at", "decided_by"])
         # Other open suggestions about the merged entity are moot now.
         MergeSuggestion.objects.filter(
@@ -104,7 +104,7 @@ def merge_entities(
 
 
 def undo_merge(
-    record: MergeRecord, *, user: AbstractBaseUser | None = None, now: datetime | None = None
+    record: MergeRecord, *, user: User | None = None, now: datetime | None = None
 ) -> MergeRecord:
     if record.undone_at is not None:
         raise MergeError("this merge was already undone")
@@ -126,7 +126,7 @@ def undo_merge(
         merged.merged_into = None
         merged.save(update_fields=["merged_into"])
         record.undone_at = now
-        record.undone_by = user  # type: ignore[assignment]
+        record.undone_by = user
         record.save(update_fields=["undone_at", "undone_by"])
         if record.suggestion_id:
             MergeSuggestion.objects.filter(pk=record.suggestion_id).update(
@@ -138,7 +138,7 @@ def undo_merge(
 
 
 def accept_suggestion(
-    suggestion: MergeSuggestion, *, user: AbstractBaseUser | None = None
+    suggestion: MergeSuggestion, *, user: User | None = None
 ) -> MergeRecord:
     if suggestion.status != MergeSuggestion.Status.OPEN:
         raise MergeError("this suggestion was already decided")
@@ -149,13 +149,13 @@ def accept_suggestion(
 
 
 def reject_suggestion(
-    suggestion: MergeSuggestion, *, user: AbstractBaseUser | None = None
+    suggestion: MergeSuggestion, *, user: User | None = None
 ) -> MergeSuggestion:
     if suggestion.status != MergeSuggestion.Status.OPEN:
         raise MergeError("this suggestion was already decided")
     suggestion.status = MergeSuggestion.Status.REJECTED
     suggestion.decided_at = timezone.now()
-    suggestion.decided_by = user  # type: ignore[assignment]
+    suggestion.decided_by = user
     suggestion.save(update_fields=["status", "decided_at", "decided_by"])
     return suggestion
 

@@ -8,11 +8,15 @@ Nothing here is ever deleted by the pipeline: episodes are immutable, facts are 
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 USER_MODEL = settings.AUTH_USER_MODEL
 
@@ -37,7 +41,7 @@ class Graph(models.Model):
     data_version = models.PositiveBigIntegerField(default=0)
     """Bumped whenever the graph's facts change; a run records the version it clustered."""
     created_at = models.DateTimeField(default=timezone.now)
-    members = models.ManyToManyField(
+    members: models.ManyToManyField[User, Membership] = models.ManyToManyField(
         USER_MODEL, through="Membership", related_name="graphs"
     )
 

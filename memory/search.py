@@ -34,6 +34,7 @@ from django.db.models import (
     TextField,
     Value,
 )
+from django.db.models.expressions import Combinable, CombinedExpression
 from django.db.models.functions import Coalesce
 
 from memory import selectors
@@ -66,7 +67,7 @@ class Scope:
     include_ended_facts: bool = False
 
 
-def observation_document() -> SearchVector:
+def observation_document() -> CombinedExpression:
     """The indexed document of an observation (the GIN index in migration 0003 is built on
     exactly this expression; change both together)."""
     return SearchVector("name", weight="A", config=CONFIG) + SearchVector(
@@ -128,7 +129,7 @@ def _sources(kind: str, graph: Graph, scope: Scope) -> tuple[QuerySet[Any], Any,
             if scope.include_ended_facts
             else selectors.current_facts(graph)
         )
-        document = (
+        document: Combinable = (
             SearchVector("sentence", weight="A", config=CONFIG)
             + SearchVector("source__name", "target__name", weight="B", config=CONFIG)
         )
@@ -181,11 +182,11 @@ def _fallback(
     stems = [t for t in terms(text) if t != "or"]
     if not stems:
         return []
-    either = Q()
+    either: Q | Combinable = Q()
     related = [name for name in fields if "__" in name and name.startswith("aliases")]
     plain = [name for name in fields if name not in related]
     for term in stems:
-        matches = Q()
+        matches: Q | Combinable = Q()
         for name in plain:
             matches |= Q(**{f"{name}__icontains": term})
         if related:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -106,7 +107,7 @@ def episode_facts(episode: Episode) -> QuerySet[Fact]:
     )
 
 
-def graphs_for_user(user) -> QuerySet[Graph]:  # type: ignore[no-untyped-def]
+def graphs_for_user(user: User | AnonymousUser) -> QuerySet[Graph]:
     if not user.is_authenticated:
         return Graph.objects.none()
     return Graph.objects.filter(memberships__user=user).order_by("name")

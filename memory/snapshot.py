@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Model, QuerySet
+from django.db.models import Field, JSONField, Model, QuerySet
 
 from memory.engine.context import EndedReport
 from memory.engine.lifecycle import ActiveObservation
@@ -93,7 +93,7 @@ def load_rows(
     believed = "f.expired_at IS NULL" if is_now else (
         "(f.expired_at IS NULL OR f.invalid_at IS NOT NULL)"
     )
-    params: list[object] = [graph.pk, as_of, as_of]
+    params: list[int | datetime] = [graph.pk, as_of, as_of]
     episode_filter = ""
     window_start = as_of - timedelta(days=window_days) if window_days else None
     if not is_now or window_start:
@@ -161,6 +161,7 @@ def load_ended_reports(graph: Graph, *, as_of: datetime, is_now: bool) -> list[E
                     episode_ids=tuple(sorted(episodes.get(pk, ()))), first_reported=valid_at,
                     ended_at=invalid_at, ended_by_episode=closer)
         for pk, source, target, valid_at, invalid_at, closer in rows
+        if invalid_at is not None  # always: the query asks for invalid_at <= as_of
     ]
 
 
@@ -243,7 +244,7 @@ def _ids_by_observation(
         return ids
     quote = connection.ops.quote_name
     table, linked = quote(through._meta.db_table), quote(column)
-    statements: list[tuple[str, list[object]]]
+    statements: list[tuple[str, list[int | str]]]
     if observation_ids is None:
         statements = [(
             f"SELECT t.observation_id, t.{linked} FROM {table} t "
@@ -365,7 +366,8 @@ def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict
     wanted = {e for found in updates.values()
               for e in sorted(found, key=lambda e: (when.get(e), e))[-TITLE_CANDIDATES:]}
     by_name = {normalize_name(e.name): e.id for e in keyed.values()}
-    latest: dict[int, tuple[datetime, int, str]] = {}
+    # Per item: the latest title's (reference time, episode, title, labels, priority).
+    latest: dict[int, tuple[datetime, int, str, tuple[str, ...], str]] = {}
     for pk, reference_time, supplied in _select_by_ids(
         Episode, ("id", "reference_time", "supplied"), wanted
     ):
@@ -381,6 +383,17 @@ def load_titles(entities: Mapping[int, EntityInfo], rows: Sequence[Row]) -> dict
     # The labels and priority the same update gave (metadata: what tells one item from another).
     return {entity_id: keyed[entity_id]._replace(title=title, labels=labels, priority=priority)
             for entity_id, (_, _, title, labels, priority) in latest.items()}
+
+
+def _columns(model: type[Model], names: Sequence[str]) -> list[tuple[Field, str]]:
+    """The model's fields of these names, each with its column."""
+    found = []
+    for name in names:
+        field = model._meta.get_field(name)
+        if not isinstance(field, Field) or field.column is None:
+            raise TypeError(f"{model.__name__}.{name} has no column")
+        found.append((field, field.column))
+    return found
 
 
 def _select_by_ids(
@@ -400,9 +413,9 @@ def _select_by_ids(
         for chunk in _chunks(ids):
             yield from model._default_manager.filter(pk__in=chunk).values_list(*fields)
         return
-    model_fields = [model._meta.get_field(name) for name in fields]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in model_fields)
-    json_at = [i for i, f in enumerate(model_fields) if f.get_internal_type() == "JSONField"]
+    model_fields = _columns(model, fields)
+    columns = ", ".join(connection.ops.quote_name(column) for _, column in model_fields)
+    json_at = {i: f for i, (f, _) in enumerate(model_fields) if isinstance(f, JSONField)}
     literal = "{" + ",".join(map(str, ids)) + "}"
     with connection.cursor() as cursor:
         cursor.execute(
@@ -414,8 +427,10 @@ def _select_by_ids(
         return
     for row in rows:
         values = list(row)
-        for i in json_at:
-            values[i] = model_fields[i].from_db_value(values[i], None, connection)
+        for i, json_field in json_at.items():
+            # No expression: a plain column (Django's own call passes the one it read).
+            values[i] = json_field.from_db_value(
+                values[i], None, connection)  # type: ignore[arg-type]
         yield tuple(values)
 
 

@@ -250,8 +250,9 @@ def summarize_clusters(
         if not any(f in items[i].facts for f in items[i].cluster.fact_ids):
             outcomes[i] = template_outcome(items[i], reason="the cluster has no facts to cite")
     wanted = [i for i in wanted if outcomes[i] is None]
+    due_at = awaiting or {}
     for i in wanted:
-        due = [awaiting[e] for e in items[i].cluster.episode_ids if e in (awaiting or {})]
+        due = [due_at[e] for e in items[i].cluster.episode_ids if e in due_at]
         if due:
             outcomes[i] = deferred_outcome(items[i], max(due))
     wanted = [i for i in wanted if outcomes[i] is None]
@@ -437,7 +438,7 @@ class BatchSummarizer:
         if not result.ok or result.data is None:
             problem = result.error or "the answer is unusable"
             return {}, {i: [problem] for i in wanted}
-        answers = {}
+        answers: dict[int, Mapping[str, Any]] = {}
         for raw in result.data.get("clusters") or []:
             if isinstance(raw, Mapping) and isinstance(raw.get("id"), int):
                 answers.setdefault(raw["id"], raw)

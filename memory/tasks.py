@@ -17,10 +17,11 @@ the background thread in the embedded default.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from itertools import batched
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, transaction
@@ -75,7 +76,7 @@ def _extract_now_key(graph_id: int) -> str:
     return f"extract-now:{graph_id}"
 
 
-def model_work(fn, *args: object) -> None:  # type: ignore[no-untyped-def]
+def model_work(fn: Callable[..., object], *args: object) -> None:
     """Run ``fn`` now, unless it would run the model inside a request of the embedded default:
     then after the response, in the background thread."""
     if _eager() and llm_enabled() and background.in_request():
@@ -136,8 +137,7 @@ def process_episodes(episode_ids: list[int]) -> dict[str, int]:
 
 @shared_task(name="memory.extract_when_due", bind=True, max_retries=None,
              autoretry_for=(OperationalError,), retry_backoff=5, retry_backoff_max=300)
-def extract_when_due(self, graph_id: int, now_only: bool = False  # type: ignore[no-untyped-def]
-                     ) -> str:
+def extract_when_due(self: Task, graph_id: int, now_only: bool = False) -> str:
     """Read a graph's pending updates with the rules, and its rules readings with the model
     once they are due (a full batch, or the oldest has waited ``model_wait_seconds``); until
     then, wait. ``now_only``: a check sent beside the waiting one, because work was due at
@@ -221,7 +221,7 @@ def extract_in_background(graph_id: int) -> None:
 
 
 @shared_task(name="memory.run_pipeline_when_settled", bind=True, max_retries=None)
-def run_pipeline_when_settled(self, graph_id: int) -> str:  # type: ignore[no-untyped-def]
+def run_pipeline_when_settled(self: Task, graph_id: int) -> str:
     graph = Graph.objects.filter(pk=graph_id).first()
     if graph is None:
         return "gone"
@@ -239,7 +239,7 @@ def run_pipeline_when_settled(self, graph_id: int) -> str:  # type: ignore[no-un
 
 
 @shared_task(name="memory.execute_run", bind=True, max_retries=20, default_retry_delay=30)
-def execute_run(self, run_id: int) -> str:  # type: ignore[no-untyped-def]
+def execute_run(self: Task, run_id: int) -> str:
     """Run a queued run (started from a page, the API or the sweep)."""
     run = PipelineRun.objects.select_related("graph").filter(pk=run_id).first()
     if run is None or run.status != PipelineRun.Status.QUEUED:
@@ -336,7 +336,7 @@ def retry_model_stand_ins(*, now: datetime) -> dict[str, int]:
     return counts
 
 
-def _send(task, *args: object) -> bool:  # type: ignore[no-untyped-def]
+def _send(task: Task, *args: object) -> bool:
     try:
         task.delay(*args)
     except Exception as exc:  # the broker is down: the next sweep tries again

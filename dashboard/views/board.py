@@ -99,9 +99,9 @@ def run_progress(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     reloads its cards."""
     access = graph_for_user(request, slug)
     if not request.htmx:
-        response = redirect("board", slug=slug)
-        patch_vary_headers(response, ["HX-Request"])
-        return response
+        back = redirect("board", slug=slug)
+        patch_vary_headers(back, ["HX-Request"])
+        return back
     watched = RunProgressForm(request.GET).values().get("run")
     run = None
     if watched:

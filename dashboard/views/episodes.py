@@ -216,16 +216,17 @@ def add_episode(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         record = form.record()
         line = ingest_records(access.graph, [(1, record)]).results[0]
         if line.status == "rejected":
-            form.add_error(FORM_FIELDS.get(line.field or ""), line.reason)
+            form.add_error(FORM_FIELDS.get(line.field or ""), line.reason or "is invalid")
         elif line.status == "stored":
+            assert line.episode_uuid is not None  # a stored episode has its uuid
             added = Episode.objects.get(graph=access.graph, uuid=line.episode_uuid)
         else:
             added, duplicate = find_duplicate(access.graph, record), True
     failed = added is None
     if not request.htmx:
-        if failed:
+        if added is None:
             return _list_page(request, access, add_form=form, status=422)
-        return redirect("episode", slug=slug, uuid=added.uuid)  # type: ignore[union-attr]
+        return redirect("episode", slug=slug, uuid=added.uuid)
     context = {
         "access": access, "graph": access.graph,
         "add_form": form if failed else _blank_episode_form(),
@@ -301,7 +302,7 @@ def upload_episodes(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
                "upload": upload, "preview": preview, "poll_seconds": POLL_SECONDS}
     response = TemplateResponse(request, "dashboard/episodes.html#episode-upload", context,
                                 status=status)
-    if upload is not None and upload.report.stored:
+    if upload is not None and report is not None and report.stored:
         trigger_client_event(response, CHANGED, after="settle")
     return response
 
@@ -313,6 +314,7 @@ def upload_progress(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
     none is waiting any more it answers 286 (htmx stops polling) and fires ``episodesChanged``."""
     access = graph_for_user(request, slug)
     batch = UploadBatchForm(request.GET).values().get("batch")
+    response: HttpResponse
     if not request.htmx or batch is None:
         response = redirect("episodes", slug=slug)
         patch_vary_headers(response, ["HX-Request"])

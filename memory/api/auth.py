@@ -37,7 +37,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         return 'Api-Key realm="api"'
 
 
-class ApiKeyScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class ApiKeyScheme(OpenApiAuthenticationExtension):
     target_class = "memory.api.auth.ApiKeyAuthentication"
     name = "apiKey"
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -27,6 +29,12 @@ class ApiView(APIView):
 
     def graph(self, request: Request, identifier: str, **kwargs: Any) -> Graph:
         return get_graph(request.user, identifier, **kwargs)
+
+    def user(self, request: Request) -> User:
+        """The logged-in user (``IsAuthenticated`` lets no anonymous request this far)."""
+        if not request.user.is_authenticated:
+            raise NotAuthenticated
+        return request.user
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ hides it."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django.conf import settings
@@ -32,7 +33,8 @@ changes, tests/api/test_docs.py fails naming the new ones."""
 
 
 def redoc_view(**kwargs: Any) -> Any:
-    policy = {**settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.NONCE, *REDOC_LOAD_STYLES],
-              "worker-src": [CSP.SELF, "blob:"]}
+    policy: dict[str, Collection[str] | str] = {
+        **settings.SECURE_CSP, "style-src": [CSP.SELF, CSP.NONCE, *REDOC_LOAD_STYLES],
+        "worker-src": [CSP.SELF, "blob:"]}
     return csp_override(policy)(
         SpectacularRedocView.as_view(template_name="api/redoc.html", **kwargs))

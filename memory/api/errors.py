@@ -113,7 +113,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if param:
             message = f"{param}: {message}"
     elif isinstance(exc, exceptions.Throttled):
-        wait = math.ceil(exc.wait) if exc.wait is not None else 1
+        # Throttled sets ``wait`` in __init__; djangorestframework-stubs 3.18.1 leave it out.
+        wait_for = exc.wait  # type: ignore[attr-defined]
+        wait = math.ceil(wait_for) if wait_for is not None else 1
         headers["Retry-After"] = str(wait)
         code, message, param, details, status_code = (
             "throttled", f"Too many requests; retry in {wait} s.", None, {"retry_after": wait},
@@ -167,13 +169,13 @@ def json_error(request: HttpRequest, status_code: int, code: str, message: str, 
 _json_error = json_error
 
 
-def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return _json_error(request, 400, "bad_request", "The request could not be understood.")
     return defaults.bad_request(request, exception)
 
 
-def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
     if request.path.startswith(API_PREFIX):
         return _json_error(request, 403, "permission_denied", "You may not do this.")
     return defaults.permission_denied(request, exception)

@@ -59,7 +59,7 @@ def scope_of(request: Request) -> str:
 
 def fingerprint(request: Request) -> str:
     digest = hashlib.sha256()
-    digest.update(request.method.encode())
+    digest.update((request.method or "").encode())
     digest.update(b"\n")
     digest.update(request.get_full_path().encode())
     digest.update(b"\n")

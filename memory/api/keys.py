@@ -10,7 +10,7 @@ import hashlib
 import secrets
 from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Q
 from django.utils import timezone
 
@@ -26,7 +26,7 @@ def hash_key(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def create_api_key(user: AbstractBaseUser, name: str = "") -> tuple[ApiKey, str]:
+def create_api_key(user: User, name: str = "") -> tuple[ApiKey, str]:
     """A new key for ``user``; returns the row and the full key (never stored, show it once)."""
     prefix = f"{KEY_PREFIX}_{secrets.token_hex(4)}"
     while ApiKey.objects.filter(prefix=prefix).exists():
@@ -66,5 +66,5 @@ def authenticate_key(raw: str, *, now: datetime | None = None) -> ApiKey | None:
     return key
 
 
-def keys_of(user: AbstractBaseUser) -> list[ApiKey]:
+def keys_of(user: User) -> list[ApiKey]:
     return list(ApiKey.objects.filter(user=user).order_by("revoked_at", "-created_at"))

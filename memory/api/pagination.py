@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from django.core import signing
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet
 from rest_framework import status
 
 from memory.api.errors import ApiError
@@ -99,6 +99,8 @@ def _after(model: type[Model], ordering: list[str], values: list[Any]) -> Q:
     parsed = []
     for name, value in zip(ordering, values, strict=True):
         field = model._meta.get_field("id" if name.lstrip("-") == "pk" else name.lstrip("-"))
+        if not isinstance(field, Field):
+            raise TypeError(f"{model.__name__}.{name} is a relation, not a column to order by")
         try:
             parsed.append(field.to_python(value))
         except Exception:

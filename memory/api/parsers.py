@@ -5,6 +5,7 @@ failing (``RecursionError`` was a 500, the rest a 400 for every record of a bulk
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import parsers
@@ -15,8 +16,9 @@ from memory import json_input
 
 class JSONParser(parsers.JSONParser):
     def parse(self, stream: Any, media_type: str | None = None,
-              parser_context: dict[str, Any] | None = None) -> Any:
-        encoding = parsers.get_encoding(parser_context or {})
+              parser_context: Mapping[str, Any] | None = None) -> Any:
+        # DRF's own helper; djangorestframework-stubs 3.18.1 do not declare it.
+        encoding = parsers.get_encoding(parser_context or {})  # type: ignore[attr-defined]
         try:
             text = stream.read().decode(encoding) if stream is not None else ""
         except UnicodeDecodeError as exc:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -44,7 +44,7 @@ def max_bulk_episodes() -> int:
 
 
 def create_graph(
-    user: AbstractBaseUser, *, name: str, slug: str | None = None, description: str = "",
+    user: User, *, name: str, slug: str | None = None, description: str = "",
 ) -> Graph:
     """A shared graph owned by ``user``. Without a slug one is made from the name (made unique
     with a number); a slug that is taken is a 400 naming ``slug``."""
@@ -122,6 +122,7 @@ def add_episode(graph: Graph, record: Any) -> Added:
     if result.status == "rejected":
         raise rejected(result.field or "episode", result.reason or "is invalid")
     if result.status == "stored":
+        assert result.episode_uuid is not None  # a stored episode has its uuid
         return Added("stored", Episode.objects.get(uuid=result.episode_uuid))
     existing = find_duplicate(graph, record)
     if existing is None:  # pragma: no cover - the duplicate was deleted in between
@@ -159,7 +160,7 @@ def rejected(field: str, reason: str) -> ApiError:
 # --- Runs ----------------------------------------------------------------------------------------
 
 
-def start_run(graph: Graph, user: AbstractBaseUser) -> PipelineRun:
+def start_run(graph: Graph, user: User) -> PipelineRun:
     """Queue a run (an already queued one is reused) and hand it to a worker after commit (run
     in-process in the embedded default)."""
     run = pipeline.request_run(graph, trigger=PipelineRun.Trigger.API, user=user)

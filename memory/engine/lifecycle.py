@@ -401,12 +401,12 @@ def decide_group(
 
     created = []
     for key in group_news:
-        old_id = continues.get(key)
+        continued = continues.get(key)
         created.append(
             Created(
                 cluster_key=key,
-                lineage=olds[old_id].lineage if old_id is not None else None,
-                version=olds[old_id].version + 1 if old_id is not None else 1,
+                lineage=olds[continued].lineage if continued is not None else None,
+                version=olds[continued].version + 1 if continued is not None else 1,
                 predecessor_ids=tuple(predecessors[key]),
             )
         )

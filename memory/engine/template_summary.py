@@ -276,8 +276,8 @@ class _Writer:
             subject = self.titled(top.members[0])
         if not others:
             if n == 1 and not top.is_cycle and self.titled_waiting(top):
-                (waiting,) = top.direct
-                return f"{subject} blocking {self.titled(waiting.entity_id)}"
+                (only,) = top.direct
+                return f"{subject} blocking {self.titled(only.entity_id)}"
             return f"{subject} blocking {count(n, unit)}"
         waiting = {d.entity_id for root in (top, *others) for d in (*root.direct, *root.downstream)}
         blockers = count(len(others), "other blocker")

@@ -185,7 +185,7 @@ def _item(issue: dict[str, Any], position: str) -> Item:
         kind = event.get("event")
         at = parse_time(event["created_at"])
         actor = _login(event.get("actor"))
-        change_key = f"event:{event.get('id') or kind + ':' + event['created_at']}"
+        change_key = f"event:{event.get('id') or f'{kind}:{event['created_at']}'}"
         if kind == "closed":
             closed = True
             last = event is closes[-1]

@@ -252,7 +252,7 @@ def read_csv(payload: bytes, *, base_url: str | None = None, timezone: str | Non
     ids: dict[str, str] = {}
     column = {name: header.index(name) for name in reversed(header)}  # first of each name
     if "Issue id" in column:
-        for _, row in rows:
+        for _line, row in rows:
             if len(row) > max(column["Issue id"], column["Issue key"]):
                 ids[row[column["Issue id"]].strip()] = row[column["Issue key"]].strip()
     result = ReadResult()

@@ -250,7 +250,7 @@ def episode_record(
         content = f"{item.key}: {title}\n" + " ".join(sentences)
     if details:
         content += "\n(" + "; ".join(details) + ")"
-    record = {
+    record: dict[str, Any] = {
         "external_id": f"{item.tool}:{item.key}:{change.key}"[:255],
         "reference_time": when,
         "author": _name(change.actor),

@@ -123,7 +123,9 @@ def _json_list(archive: zipfile.ZipFile, names: list[str], wanted: tuple[str, ..
 def _users(archive: zipfile.ZipFile, names: list[str], result: ReadResult) -> dict[str, str]:
     users = {}
     for user in _json_list(archive, names, ("users.json", "org_users.json"), result):
-        profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+        profile = user.get("profile")
+        if not isinstance(profile, dict):
+            profile = {}
         name = (user.get("real_name") or profile.get("real_name") or profile.get("display_name")
                 or user.get("name"))
         if user.get("id") and name:
@@ -150,8 +152,9 @@ def _ts(value: Any) -> datetime | None:
 
 def _author(message: dict[str, Any], users: dict[str, str]) -> Party | None:
     user = message.get("user")
-    profile = message.get("user_profile") if isinstance(message.get("user_profile"), dict) \
-        else {}
+    profile = message.get("user_profile")
+    if not isinstance(profile, dict):
+        profile = {}
     name = (users.get(str(user)) if user else None) or profile.get("real_name") or \
         message.get("username") or (f"Slack user {user}" if user else None)
     return Party(str(name), "Person") if name else None

@@ -215,7 +215,8 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
     organization = _organization(export, org_id)
     org_name = str(organization.get("name") or (f"Organization {org_id}" if org_id else ""))
     customer = customer_of(org_name, _name(export, requester_id))
-    brand = export.brands.get(ticket.get("brand_id")) or None
+    brand_id = ticket.get("brand_id")
+    brand = (export.brands.get(brand_id) if isinstance(brand_id, int) else None) or None
     values = {name: _field(ticket, spec, organization) for name, spec in fields.items()}
     statements = field_statements(customer, brand=brand, **values)
     reported = tuple(s for s in statements if s.relation == "REPORTED")
@@ -262,8 +263,8 @@ def _item(ticket: dict[str, Any], position: str, export: Export, fields: dict[st
                     body = event.get("plain_body") or event.get("body") or ""
                     if isinstance(body, str) and body.strip():
                         texts.append(body.strip())
-            final = bool(new_status) and new_status.lower() in FINAL and (
-                status.lower() not in FINAL)
+            final = bool(new_status and new_status.lower() in FINAL
+                         and status.lower() not in FINAL)
             status = new_status or status
             changes.append(Change(
                 at=at, key=f"audit-{audit['id']}", actor=actor(audit.get("author_id")),

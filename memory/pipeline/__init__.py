@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
@@ -172,7 +172,7 @@ def request_run(
     graph: Graph,
     *,
     trigger: str = PipelineRun.Trigger.MANUAL,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     as_of: datetime | None = None,
 ) -> PipelineRun:
     """A queued run for the graph (an existing queued one is reused): what the pages, the API and
@@ -218,7 +218,7 @@ def run_pipeline(
     *,
     trigger: str = PipelineRun.Trigger.COMMAND,
     as_of: datetime | None = None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
 ) -> PipelineRun | None:
     """Run the pipeline now, in this process (a run already queued for the graph is taken).
     ``None`` when another run holds the graph — and then nothing is left queued behind it for
@@ -448,7 +448,6 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
                 ))
             if time.monotonic() - progress.last_beat > HEARTBEAT_SECONDS or stats.calls:
                 progress.advance("summarize", min(start + step, len(created)))
-    llm["breaker"] = breaker.state
     retired = sorted([*decisions.retired, *superseded], key=lambda r: r.observation_id)
 
     counts = {
@@ -472,7 +471,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
         "retired": len(decisions.retired),
         "retired_by_reason": _by_reason(decisions),
         "resummarized": llm["retried"],
-        "llm": llm,
+        "llm": {**llm, "breaker": breaker.state},
     }
     names = {pk: entity.name for pk, entity in details.entities.items()}
     with progress.stage("publish"), paused_gc():

@@ -21,7 +21,7 @@ run's rows are hashed once.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 from memory.engine.clustering import (
@@ -134,7 +134,7 @@ def changes_since_last_run(graph_id: int, rows: list[Row]) -> Changes:
 def cluster_changes(
     changes: Changes,
     rows: list[Row],
-    linking: dict[str, str],
+    linking: Mapping[str, str],
     episode_authors: AuthorLookup,
     settings: ClusteringSettings,
 ) -> tuple[ClusteringResult, Changes]:

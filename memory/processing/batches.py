@@ -103,9 +103,9 @@ def apply_episodes(graph: Graph, episodes: list[Episode], *, model: bool = True
                           zip(episodes, drafts, strict=True)),
             )
             outcomes = []
-            for episode, (extraction, reads) in zip(episodes, drafts, strict=True):
+            for episode, (extraction, read) in zip(episodes, drafts, strict=True):
                 if (rereadable(extraction, model=model)
-                        and reads.changed_in(names.index.types)):
+                        and read.changed_in(names.index.types)):
                     # Names its extraction asked about are known (or typed) differently now:
                     # earlier episodes of the batch, or another process, added them. Read it as
                     # it would be read alone, knowing them.

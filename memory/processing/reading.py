@@ -46,7 +46,7 @@ def episode_text(episode: Episode) -> str:
     return text
 
 
-def author_type_for(episode: Episode, known: dict[str, str]) -> str:
+def author_type_for(episode: Episode, known: Mapping[str, str]) -> str:
     declared = {
         e["name"]: e.get("type") for e in (episode.supplied or {}).get("entities", [])
     }
@@ -224,7 +224,7 @@ class NamesRead(Mapping[str, str]):
             raise KeyError(key)
         return value
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         value = self.types.get(key)
         self.answers[key] = value
         return default if value is None else value

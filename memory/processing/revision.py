@@ -210,13 +210,13 @@ def _withdraw_unsupported(graph: Graph, supported: dict[int, int], *, now: datet
     if not orphans:
         return
     orphan_ids = {fact.pk for fact in orphans}
-    for fact in orphans:
-        fact.invalid_at = None
-        fact.expired_at = now
-        fact.close_reason = Fact.CloseReason.REREAD
-        fact.closed_by_fact = None
+    for orphan in orphans:
+        orphan.invalid_at = None
+        orphan.expired_at = now
+        orphan.close_reason = Fact.CloseReason.REREAD
+        orphan.closed_by_fact = None
         # The update whose reading no longer says it.
-        fact.closed_by_episode_id = supported[fact.pk]
+        orphan.closed_by_episode_id = supported[orphan.pk]
     update_rows(orphans, ["invalid_at", "expired_at", "close_reason", "closed_by_fact",
                           "closed_by_episode"])
     closed = list(Fact.objects.filter(closed_by_fact_id__in=orphan_ids)

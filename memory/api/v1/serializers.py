@@ -99,7 +99,10 @@ class SuppliedEntityInput(serializers.Serializer):
 
 
 class SuppliedFactInput(serializers.Serializer):
-    source = serializers.CharField()
+    # A field named like an attribute of Field or Serializer (source, data) is what the API
+    # calls it; the serializer's metaclass takes declared fields off the class, so the
+    # djangorestframework-stubs' complaint about the attribute's type does not apply.
+    source = serializers.CharField()  # type: ignore[assignment]
     relation = serializers.CharField(help_text="An ontology relation, e.g. DEPENDS_ON.")
     target = serializers.CharField()
     fact = serializers.CharField(required=False, help_text="The sentence that says it.")
@@ -118,8 +121,9 @@ class EpisodeInput(serializers.Serializer):
     author = serializers.CharField(required=False, max_length=200)
     type = serializers.ChoiceField(choices=Episode.Type.choices, required=False, default="text")
     content = serializers.CharField(required=False, help_text="Text (≤ 64 KB).")
-    data = serializers.DictField(required=False, help_text="For json episodes.")
-    source = serializers.CharField(required=False, max_length=100)
+    data = serializers.DictField(  # type: ignore[assignment]
+        required=False, help_text="For json episodes.")
+    source = serializers.CharField(required=False, max_length=100)  # type: ignore[assignment]
     url = serializers.CharField(required=False, max_length=500,
                                 help_text="Its address in the tool it came from (http/https). A "
                                           "customer's message with the address of its ticket or "
@@ -177,7 +181,7 @@ class EntityRefSerializer(ReadOnlyModelSerializer):
 
 class FactSerializer(ReadOnlyModelSerializer):
     fact = serializers.CharField(source="sentence")
-    source = EntityRefSerializer()
+    source = EntityRefSerializer()  # type: ignore[assignment]
     target = EntityRefSerializer()
     current = serializers.BooleanField(source="is_open",
                                        help_text="Neither ended in the world nor expired.")

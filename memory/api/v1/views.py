@@ -77,7 +77,7 @@ class GraphListView(ApiView):
     @idempotent
     def post(self, request: Request) -> Response:
         data = validated(s.GraphCreateInput, json_object(request))
-        graph = services.create_graph(request.user, name=data["name"], slug=data.get("slug"),
+        graph = services.create_graph(self.user(request), name=data["name"], slug=data.get("slug"),
                                       description=data["description"])
         return Response(s.GraphSerializer(graph).data, status=status.HTTP_201_CREATED)
 
@@ -217,7 +217,9 @@ class EntityDetailView(ApiView):
         if entity is None:
             raise Http404("No such entity in this graph.")
         current, ended = selectors.entity_facts(entity)
-        entity.current_facts, entity.ended_facts = _with_episodes(current + ended, current)
+        # EntityDetailSerializer reads the two lists from the instance: not model attributes.
+        entity.current_facts, entity.ended_facts = (  # type: ignore[attr-defined]
+            _with_episodes(current + ended, current))
         return Response(s.EntityDetailSerializer(entity).data)
 
 
@@ -298,7 +300,7 @@ class RunListView(ApiView):
                                "its status for progress.")
     @idempotent
     def post(self, request: Request, graph: str) -> Response:
-        run = services.start_run(self.graph(request, graph, write=True), request.user)
+        run = services.start_run(self.graph(request, graph, write=True), self.user(request))
         return Response(s.RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -64,6 +64,10 @@ def build_context(graph: Graph, query: str, max_characters: int) -> Context:
     context = Context(text="\n".join(lines), truncated=truncated)
     for hit in used:
         context.scores[hit.item.uuid] = hit.score
-        {"observation": context.observations, "fact": context.facts,
-         "entity": context.entities}[hit.kind].append(hit.item)
+        if hit.kind == "observation":
+            context.observations.append(hit.item)
+        elif hit.kind == "fact":
+            context.facts.append(hit.item)
+        elif hit.kind == "entity":
+            context.entities.append(hit.item)
     return context

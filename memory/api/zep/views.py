@@ -77,7 +77,7 @@ class GraphCreateView(ZepView):
             raise zf.bad("name", "must be a string of at most 200 characters")
         if not isinstance(description, str):
             raise zf.bad("description", "must be a string")
-        graph = services.create_graph(request.user, name=name, description=description)
+        graph = services.create_graph(self.user(request), name=name, description=description)
         return Response(wire.graph(graph), status=status.HTTP_201_CREATED)
 
 
@@ -367,16 +367,16 @@ class SearchView(ZepView):
         if kind == "observation":
             rows = api_selectors.with_claims(
                 api_selectors.observations(graph, status="all")).filter(pk__in=ids)
-            by_pk = {o.pk: o for o in rows}
-            return [wire.observation(by_pk[i], graph_uuid, scores[i]) for i in ids]
+            observations = {o.pk: o for o in rows}
+            return [wire.observation(observations[i], graph_uuid, scores[i]) for i in ids]
         if kind == "fact":
-            by_pk = {f.pk: f for f in api_selectors.facts(graph, include_ended=True)
+            facts = {f.pk: f for f in api_selectors.facts(graph, include_ended=True)
                      .filter(pk__in=ids)}
-            return [wire.edge(by_pk[i], graph_uuid, scores[i]) for i in ids]
+            return [wire.edge(facts[i], graph_uuid, scores[i]) for i in ids]
         if kind == "entity":
-            by_pk = {e.pk: e for e in api_selectors.entities(graph).filter(pk__in=ids)}
+            entities = {e.pk: e for e in api_selectors.entities(graph).filter(pk__in=ids)}
             mentions = api_selectors.episodes_mentioning(ids)
-            return [wire.node(by_pk[i], graph_uuid, mentions[i], scores[i]) for i in ids]
+            return [wire.node(entities[i], graph_uuid, mentions[i], scores[i]) for i in ids]
         return [wire.episode(hit.item, graph_uuid, hit.score) for hit in hits]
 
 

@@ -11,7 +11,7 @@ from memory.api import selectors as api_selectors
 from memory.exports import root_blockers
 from memory.models import Entity, Episode, Fact, Graph, Observation
 
-TASK_STATUS = {
+TASK_STATUS: dict[str, str] = {
     Episode.Status.PENDING: "pending",
     Episode.Status.PROCESSING: "processing",
     Episode.Status.PROCESSED: "succeeded",

@@ -121,13 +121,13 @@ class Command(BaseCommand):
     def _query_counts(self, user: Any, graph: Graph) -> None:
         client = Client()
         _, raw = create_api_key(user, "bench counts")
-        headers = {"HTTP_AUTHORIZATION": f"Api-Key {raw}"}
+        headers = {"Authorization": f"Api-Key {raw}"}
         for path in ("episodes", "facts", "entities", "observations", "runs"):
             counts = []
             for size in (10, 100):
                 with CaptureQueriesContext(connection) as queries:
                     response = client.get(f"/api/v1/graphs/{graph.slug}/{path}",
-                                          {"page_size": size}, **headers)
+                                          {"page_size": size}, headers=headers)
                 assert response.status_code == 200, response.content[:200]
                 counts.append(len(queries))
             self.stdout.write(f"queries: GET {path}: {counts[0]} at page_size=10, "

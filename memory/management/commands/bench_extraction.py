@@ -92,7 +92,7 @@ class Command(BaseCommand):
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "llm_extraction": bool(settings.LLM_EXTRACTION),
         }
-        written = []
+        written: list[Path] = []
         for path, result in results.items():
             figures = result.figures()
             if len(results) > 1:
