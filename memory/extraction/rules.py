@@ -222,7 +222,7 @@ from memory.extraction.support_products import (
     product_in_use,
     product_words,
 )
-from memory.extraction.support_reports import one_report_per_problem
+from memory.extraction.support_reports import one_report_per_problem, whole_product_fails
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -1247,7 +1247,7 @@ class _Reader:
                                                self._bare_clause(sentence))
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
-        problem = find_problem(self.masked.text)
+        problem = find_problem(self.masked.text, self.product)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
                 self.masked.text, problem.phrase):
             return
@@ -1990,8 +1990,11 @@ class _Reader:
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
-        if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
-            return  # "Docker Desktop is stuck": a symptom of a product, not a work status
+        if word.lower() in {"stuck", "held up"} and (subject.type != "WorkItem" or (
+                self.author is not None and self.author.type == "Customer")):
+            # "Docker Desktop is stuck", a customer's "it was still stuck": a symptom of a
+            # product, not a work status
+            return
         if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
             canonical = _RESOLVED
             if self.resolved_for_author:
@@ -2217,7 +2220,8 @@ def _on_failing(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "Our exports keep failing" → Export Failures, named after what fails so that the same
     failure said by two customers matches and different failures do not."""
     phrase = _noun_phrase(m["s"])
-    if phrase is None or r.is_first_person(phrase):
+    if phrase is None or r.is_first_person(phrase) or whole_product_fails(
+            phrase, "stopped working" if "work" in m.group(0).lower() else "", r.product):
         return False
     words = " ".join(_words(phrase))
     if words.lower() in _GENERIC_SUBJECTS:
@@ -2311,6 +2315,8 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     subject = _clean(m["s"])
     if subject.split(" ")[-1].lower() in _NOT_PRODUCTS:
         return False  # "the workaround does not work": no product of theirs
+    if whole_product_fails(subject, m["p"], r.product):
+        return False  # "my docker stopped working and was unable to start": the symptom is after
     surface = r.surface(subject, c)
     if surface is None or surface.type not in {"Product", "Service"}:
         return False

@@ -7,6 +7,12 @@ Bitwarden), or as the story goes on ("After one update, it started to freeze. �
 changed it, it froze.", Cursor). Said in the same words (the same lemmas once negations are
 spelled out), it is one problem and one report: the first says it, a later restatement adds
 nothing. Two different symptoms ("Docker won't start", "Docker loads forever") stay two.
+
+A customer's whole product failing ("On Friday my docker stopped working and was unable to
+start", Docker for Mac; "Docker version 2.5.0.1 doesn't work on my windows 10 pro. The hyper-v
+version first keeps on starting", Docker for Windows) names no symptom: the product of the
+tracker they write in ``works`` or not by definition, and what they say next is the problem
+(``whole_product_fails``: the rules read the rest of the message for it).
 """
 
 from __future__ import annotations
@@ -66,3 +72,23 @@ def one_report_per_problem(extraction: Extraction, author: str) -> Extraction:
             facts.append(moved)
     return replace(extraction, facts=facts,
                    entities=[e for e in extraction.entities if e.name not in same])
+
+
+# "does not work", "stopped working", "is not working", "no longer works": failing, said of all.
+_WORKS_NOT = re.compile(r"(?:\bnot|n't|\bno longer|\bstop(?:ped|s)?|\bnever)\s+(?:be\s+)?"
+                        r"work(?:s|ing)?\b", re.IGNORECASE)
+_OPENERS = frozenset({"my", "our", "the", "this", "your", "his", "her", "their", "its", "on",
+                      "friday", "today", "now", "suddenly", "yesterday", "latest", "new", "also",
+                      "and"})
+_VERSION = re.compile(r"v?\d[\w.-]*|version|versions|release|build|app|desktop")
+
+
+def whole_product_fails(subject: str, predicate: str, product: frozenset[str]) -> bool:
+    """Whether "``subject`` ``predicate``" only says that the tracker's product (``product``:
+    ``support_products.product_words``) fails as a whole — "my docker stopped working", "Docker
+    version 2.5.0.1 doesn't work" — which names no symptom (see the module docstring)."""
+    if not product or not _WORKS_NOT.search(predicate):
+        return False
+    words = [w for w in _TOKEN.findall(subject.lower()) if w not in _OPENERS]
+    return bool(words) and words[0] in product and all(
+        w in product or _VERSION.fullmatch(w) for w in words[1:])

@@ -1,0 +1,69 @@
+"""What a customer's message in a support tracker does not report (issue #17, support genre):
+the readings that said more than the words. Sentences from the corpus's dev episodes (ids in the
+comments)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory.extraction import Extraction
+from memory.extraction.rules import extract_with_rules
+from memory.extraction.support_products import product_words
+from memory.extraction.support_reports import whole_product_fails
+
+REFERENCE_TIME = datetime(2026, 5, 8, 9, 30, tzinfo=UTC)
+DOCKER = product_words("docker/for-mac#1813")
+
+
+def read(text: str, product: frozenset[str] = DOCKER) -> Extraction:
+    return extract_with_rules(
+        text, author="kim", reference_time=REFERENCE_TIME, author_type="Customer", product=product
+    )
+
+
+def signatures(extraction: Extraction) -> set[tuple[str, str, str]]:
+    return {(f.source, f.relation, f.target) for f in extraction.facts}
+
+
+def test_the_trackers_product_failing_as_a_whole_names_no_symptom() -> None:
+    # dfm-1813-jgf20-2017-07-03, dfw-9639-johan974-2020-11-28
+    assert whole_product_fails("On Friday my docker", "stopped working", DOCKER)
+    assert whole_product_fails("Docker version 2.5.0.1", "doesn't work", DOCKER)
+    assert not whole_product_fails("MagicDNS", "stopped working", DOCKER)
+    assert not whole_product_fails("Docker", "fails to start", DOCKER)
+
+
+def test_the_symptom_said_after_the_product_stopped_working_is_the_report() -> None:
+    # dfm-1813-jgf20-2017-07-03
+    extraction = read(
+        "On Friday my docker stopped working and was unable to start, tried updating docker"
+        " today, but it was still stuck."
+    )
+    assert signatures(extraction) == {("kim", "REPORTED", "unable to start")}
+
+
+def test_a_product_that_does_not_work_is_reported_by_what_it_then_does() -> None:
+    # dfw-9639-johan974-2020-11-28
+    extraction = read(
+        "Docker version 2.5.0.1 doesn't work on my windows 10 pro. The hyper-v version first"
+        " keeps on starting ..."
+    )
+    assert signatures(extraction) == {("kim", "REPORTED", "keeps on starting")}
+
+
+def test_a_feature_that_stopped_working_is_still_a_problem() -> None:
+    assert ("kim", "REPORTED", "MagicDNS Stopped Working") in signatures(
+        read("MagicDNS stopped working.")
+    )
+
+
+def test_a_customer_still_stuck_gives_their_thread_no_blocked_status() -> None:
+    # dfm-1813-jgf20-2017-07-03: "it was still stuck" is the symptom, not the thread's status
+    extraction = extract_with_rules(
+        "I tried updating docker today, but it was still stuck.",
+        author="kim",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=DOCKER,
+    )
+    assert not [f for f in extraction.facts if f.relation == "HAS_STATUS"]
