@@ -222,7 +222,11 @@ from memory.extraction.support_products import (
     product_in_use,
     product_words,
 )
-from memory.extraction.support_reports import one_report_per_problem, whole_product_fails
+from memory.extraction.support_reports import (
+    explained,
+    one_report_per_problem,
+    whole_product_fails,
+)
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -563,11 +567,12 @@ _SUBJECTLESS = re.compile(
 _EVENT = re.compile(
     r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
     r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
-    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
-    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
-    r"|(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
+    # "since the update to 7.22.0": the update with its version, before the bare "update"
+    r"(?P<event>(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
     r"(?:latest |new )?(?:version |v)?[\w.-]*\d[\w.-]*(?: [\w.-]*\d[\w.-]*)?"
     r"|(?:upgrading|updating|upgrade|update) to [A-Z][\w.-]*(?: [\w.-]+)?"
+    rf"|(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
     r"|(?:version|v)\s?\d+(?:\.\d+)+"
     r"|zzref\d+zz (?:was |got |has been )?(?:merged|landed|released|deployed))\b,?",
     _I,
@@ -1249,7 +1254,7 @@ class _Reader:
         # The words as written (not normalized: "doesn't" stays), references still masked.
         problem = find_problem(self.masked.text, self.product)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
-                self.masked.text, problem.phrase):
+                self.masked.text, problem.phrase) or explained(self.masked.text, problem.phrase):
             return
         if self.title_reported and not self.title_problem_unknown:
             # "Autofill and CTRL+Shift+L stopped working after version 2024.5.0." under the
@@ -2630,6 +2635,9 @@ _RESOURCE_AMOUNT = re.compile(
     r"|resources)$)", _I)
 
 
+_INDEFINITE = re.compile(r"^\s*(?:a|an|some|any|another)\s", _I)
+
+
 def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
@@ -2638,6 +2646,8 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         users = r.things(m["s"], c)
     if _RESOURCE_AMOUNT.match(m["o"]):
         return False  # "Warp uses a significant amount of memory": a symptom, not a product
+    if _INDEFINITE.match(m["o"]):
+        return False  # "I was using a proxy in Code": a kind of thing, no product named
     used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
     if not users or not used:
         return False

@@ -92,3 +92,17 @@ def whole_product_fails(subject: str, predicate: str, product: frozenset[str]) -
     words = [w for w in _TOKEN.findall(subject.lower()) if w not in _OPENERS]
     return bool(words) and words[0] in product and all(
         w in product or _VERSION.fullmatch(w) for w in words[1:])
+
+
+# What a problem is given as the reason of: "this is due to the safety through network blocking
+# by Norton 360", "caused by the antivirus blocking it".
+_CAUSE = re.compile(r"\b(?:due to|because of|caused by|result of|thanks to|owing to)\s+(?:\S+\s+)"
+                    r"{0,3}$", re.IGNORECASE)
+
+
+def explained(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` is said as the cause of something ("it's pretty clear this is due to
+    the safety through network blocking by … Norton 360", Mullvad): the customer's
+    explanation, not the symptom they report (the symptom is said on its own elsewhere)."""
+    at = text.find(phrase)
+    return at >= 0 and _CAUSE.search(text[:at]) is not None

@@ -67,3 +67,59 @@ def test_a_customer_still_stuck_gives_their_thread_no_blocked_status() -> None:
         product=DOCKER,
     )
     assert not [f for f in extraction.facts if f.relation == "HAS_STATUS"]
+
+
+def test_a_problem_given_as_the_cause_of_another_is_no_report() -> None:
+    # mv-1875-narration-sd-2020-06-25
+    extraction = read(
+        "it's pretty clear this is due to the safety through network blocking by (also latest)"
+        " Norton 360, until it's up and ready to provide its firewall, etc..",
+        product_words("mullvad/mullvadvpn-app#1875"),
+    )
+    assert not [f for f in extraction.facts if f.relation == "REPORTED"]
+
+
+def test_a_cpu_that_does_not_fill_up_is_no_autofill_failure() -> None:
+    # cur-3488-YeKao-2025-08-13: what the customer reports is the freeze
+    extraction = read(
+        "I restarted hundreds of times a day, and the CPU didn't even fill up the cursor before"
+        " it froze by itself.",
+        product_words("getcursor/cursor#3488"),
+    )
+    assert signatures(extraction) == {("kim", "REPORTED", "froze")}
+
+
+def test_something_used_with_an_indefinite_article_is_no_product() -> None:
+    # cur-1902-Anajrim01-2024-09-15-2
+    extraction = read(
+        "I was using a proxy in Code which got imported in Cursor too.",
+        product_words("getcursor/cursor#1902"),
+    )
+    assert not [f for f in extraction.facts if f.relation == "USES"]
+    assert ("kim", "USES", "Slack") in signatures(read("We use Slack and Jira."))
+
+
+def test_the_update_a_problem_came_after_keeps_its_version() -> None:
+    # sig-6996-thlkmoeller-2024-08-28
+    extraction = read(
+        "since the update to 7.22.0 i cannot start signal desktop anymore.",
+        product_words("signalapp/Signal-Desktop#6996"),
+    )
+    assert (
+        "cannot start signal desktop anymore",
+        "PRECEDED_BY",
+        "Update to 7.22.0",
+    ) in signatures(extraction)
+
+
+def test_what_fails_is_named_without_the_place_it_fails_in() -> None:
+    # ts-8314-sspreitzer-2023-06-09
+    extraction = read(
+        "After upgrading to MacOS 13.4 the exit node functionality in the MacOS tailscale"
+        " client does no longer work.",
+        product_words("tailscale/tailscale#8314"),
+    )
+    assert signatures(extraction) == {
+        ("kim", "REPORTED", "exit node functionality does no longer work"),
+        ("exit node functionality does no longer work", "PRECEDED_BY", "Upgrading to MacOS 13.4"),
+    }
