@@ -225,6 +225,7 @@ from memory.extraction.support_products import (
 from memory.extraction.support_reports import (
     explained,
     one_report_per_problem,
+    titled_context,
     whole_product_fails,
 )
 from memory.extraction.symptoms import (
@@ -1095,6 +1096,11 @@ class _Reader:
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None:
             return
+        context = titled_context(own.title or "", words, _REPORT_TITLE, _TITLE_END)
+        if context is not None:
+            # "MacOS 13.4 update: Tailscale exit node functionality stops working": the problem
+            # is after the colon, what it came after before it
+            words = _clean(context.problem)
         # A customer's title that states a problem in the words of ``problem_name`` reports it
         # too ("Application Not Letting Me Log In").
         if not _REPORT_TITLE.search(words) and not (
@@ -1140,6 +1146,10 @@ class _Reader:
             word = "flaky" if said.startswith("flak") else "failing"
             with self.readings.running("flaky_title"):
                 self.status(test, word, clause, reported=False)
+        if context is not None and context.event is not None and (
+                name := _event_name(context.event)):
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
         event = _EVENT.search(words)
         broke = _TITLE_OBJECT.search(words)
         if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(

@@ -18,7 +18,7 @@ tracker they write in ``works`` or not by definition, and what they say next is 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from memory.extraction import ExtractedFact, Extraction
 from memory.language.words import lemma
@@ -106,3 +106,37 @@ def explained(text: str, phrase: str) -> bool:
     explanation, not the symptom they report (the symptom is said on its own elsewhere)."""
     at = text.find(phrase)
     return at >= 0 and _CAUSE.search(text[:at]) is not None
+
+
+@dataclass(frozen=True)
+class TitledContext:
+    """A customer's title that opens on its context before a colon: ``problem`` is what is
+    wrong, ``event`` what it came after when the context says an update ("MacOS 13.4 update")."""
+
+    problem: str
+    event: str | None
+
+
+# The context of a title that names an update: "MacOS 13.4 update", "After upgrade to 1.2".
+_UPDATE_CONTEXT = re.compile(
+    r"^(?:after\s+(?:the\s+)?)?(?P<event>(?:[\w.+-]+\s+){0,4}?(?:update|upgrade|release)"
+    r"(?:\s+(?:to\s+)?v?[\w.+-]*\d[\w.+-]*)?)$",
+    re.IGNORECASE,
+)
+
+
+def titled_context(
+    title: str, first: str, reports: re.Pattern[str], ends: re.Pattern[str]
+) -> TitledContext | None:
+    """The problem of a title "<context>: <problem>" whose first part (``first``, the title up
+    to where ``ends`` cut it) reports nothing by ``reports`` and the part after the colon
+    does ("MacOS 13.4 update: Tailscale exit node functionality stops working", Tailscale);
+    None for any other title."""
+    rest = title[len(first):] if title.startswith(first) else ""
+    if not rest.startswith(":") or reports.search(first):
+        return None
+    problem = ends.split(rest[1:].strip(), maxsplit=1)[0].strip()
+    if not problem or not reports.search(problem):
+        return None
+    update = _UPDATE_CONTEXT.match(first.strip())
+    return TitledContext(problem, update["event"] if update is not None else None)

@@ -123,3 +123,33 @@ def test_what_fails_is_named_without_the_place_it_fails_in() -> None:
         ("kim", "REPORTED", "exit node functionality does no longer work"),
         ("exit node functionality does no longer work", "PRECEDED_BY", "Upgrading to MacOS 13.4"),
     }
+
+
+def test_a_title_that_opens_on_its_update_reports_the_problem_after_the_colon() -> None:
+    # ts-8314-sspreitzer-2023-06-09
+    extraction = extract_with_rules(
+        "# MacOS 13.4 update: Tailscale exit node functionality stops working #8314\n\n"
+        "### What is the issue?\n\n"
+        "After upgrading to MacOS 13.4 the exit node functionality in the MacOS tailscale client"
+        " does no longer work.",
+        author="sspreitzer",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("tailscale/tailscale#8314"),
+    )
+    issue = "Tailscale exit node functionality stops working (#8314)"
+    assert signatures(extraction) == {
+        ("sspreitzer", "REPORTED", issue),
+        (issue, "PRECEDED_BY", "MacOS 13.4 Update"),
+    }
+
+
+def test_a_title_whose_first_part_reports_keeps_it() -> None:
+    extraction = extract_with_rules(
+        "# Autofill not working: tried everything #12\n\nNothing helps.",
+        author="kim",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("bitwarden/clients#12"),
+    )
+    assert ("kim", "REPORTED", "Autofill not working (#12)") in signatures(extraction)
