@@ -3063,6 +3063,9 @@ _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 # (a pull request's title talks about errors too).
 _REPORT_TITLE = re.compile(
     r"\b(?:not (?:working|work|showing|loading|starting|running|receiving|able)|no longer"
+    # a failing action in any form ("window is not show", "app not open")
+    r"|(?:is|are|does|do|did) not (?:show|load|start|run|open|launch|respond|connect|sync"
+    r"|display|appear|boot)\w*"
     r"|never (?:starts?|loads?|works?|finish(?:es)?)|cannot|can't|cant|can not|unable|won't"
     r"|wont|doesn't|doesnt|does not|don't work|didn't|fails?(?: to)?|failing|failed|broken"
     r"|broke|breaks|stuck|stucked|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?"

@@ -128,12 +128,13 @@ _UPDATE_CONTEXT = re.compile(
 def titled_context(
     title: str, first: str, reports: re.Pattern[str], ends: re.Pattern[str]
 ) -> TitledContext | None:
-    """The problem of a title "<context>: <problem>" whose first part (``first``, the title up
-    to where ``ends`` cut it) reports nothing by ``reports`` and the part after the colon
-    does ("MacOS 13.4 update: Tailscale exit node functionality stops working", Tailscale);
-    None for any other title."""
+    """The problem of a title "<context>: <problem>" (or "; ") whose first part (``first``, the
+    title up to where ``ends`` cut it) reports nothing by ``reports`` and the part after the
+    colon does ("MacOS 13.4 update: Tailscale exit node functionality stops working", Tailscale;
+    "after each update; db broken: Error: SQLITE_NOTADB…", Signal); None for any other
+    title."""
     rest = title[len(first):] if title.startswith(first) else ""
-    if not rest.startswith(":") or reports.search(first):
+    if not rest.startswith((":", ";")) or reports.search(first):
         return None
     problem = ends.split(rest[1:].strip(), maxsplit=1)[0].strip()
     if not problem or not reports.search(problem):

@@ -153,3 +153,35 @@ def test_a_title_whose_first_part_reports_keeps_it() -> None:
         product=product_words("bitwarden/clients#12"),
     )
     assert ("kim", "REPORTED", "Autofill not working (#12)") in signatures(extraction)
+
+
+def test_a_title_that_opens_on_after_which_update_reports_what_broke() -> None:
+    # sig-5125-friedrico-2021-03-25
+    extraction = extract_with_rules(
+        '# after each update; db broken: Error: SQLITE_NOTADB: file is not a database" #5125\n\n'
+        "Hi.",
+        author="friedrico",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("signalapp/Signal-Desktop#5125"),
+    )
+    assert signatures(extraction) == {
+        ("friedrico", "REPORTED", "db broken (#5125)"),
+        ("db broken (#5125)", "PRECEDED_BY", "Each Update"),
+    }
+
+
+def test_a_title_with_a_failing_action_in_any_form_is_a_report() -> None:
+    # pm-7934-fengyangdi-2020-01-20
+    extraction = extract_with_rules(
+        "# Postman's window is not show when open the app #7934\n\nHello.",
+        author="fengyangdi",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("postmanlabs/postman-app-support#7934"),
+    )
+    assert (
+        "fengyangdi",
+        "REPORTED",
+        "Postman's window is not show when open the app (#7934)",
+    ) in signatures(extraction)
