@@ -220,6 +220,7 @@ from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
     product_in_use,
+    product_versions_in_use,
     product_words,
 )
 from memory.extraction.support_reports import (
@@ -1096,7 +1097,8 @@ class _Reader:
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None:
             return
-        context = titled_context(own.title or "", words, _REPORT_TITLE, _TITLE_END)
+        context = titled_context(own.title or "", words, _REPORT_TITLE, _TITLE_END) if (
+            self.author.type == "Customer") else None
         if context is not None:
             # "MacOS 13.4 update: Tailscale exit node functionality stops working": the problem
             # is after the colon, what it came after before it
@@ -2145,8 +2147,19 @@ def _on_plan(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _on_is_on(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "Acme is on the Standard plan" or "I'm on the platform team"."""
-    return _on_plan(r, m, c) or _membership(r, m["s"], m["p"], c)
+    """ "Acme is on the Standard plan" or "I'm on the platform team"; a customer "on the
+    latest version of docker desktop" uses it (``support_products``)."""
+    return _on_plan(r, m, c) or _membership(r, m["s"], m["p"], c) or _on_version_of(r, m, c)
+
+
+def _on_version_of(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    if r.author is None or r.author.type != "Customer" or not r.is_first_person(m["s"]):
+        return False
+    used = [t for named in product_versions_in_use(r.masked.unmask(m["p"]), r.product)
+            if (t := r.surface(named, c)) is not None]
+    for thing in used:
+        r.fact(r.author, USES, thing, c)
+    return bool(used)
 
 
 def _membership(r: _Reader, member_raw: str, team_raw: str, c: _Clause) -> bool:
@@ -2646,6 +2659,7 @@ _RESOURCE_AMOUNT = re.compile(
 
 
 _INDEFINITE = re.compile(r"^\s*(?:a|an|some|any|another)\s", _I)
+_ON_PLATFORM = re.compile(r"\s+(?:on|under)\s+(?P<platform>[\w.+ -]+?)\W*$", _I)
 
 
 def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
@@ -2658,12 +2672,17 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         return False  # "Warp uses a significant amount of memory": a symptom, not a product
     if _INDEFINITE.match(m["o"]):
         return False  # "I was using a proxy in Code": a kind of thing, no product named
-    used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
+    used_words = m["o"]
+    on = _ON_PLATFORM.search(used_words)
+    if on is not None and _names_platform(on["platform"]):
+        # "tailscale cli on Ubuntu": the product, not the platform it runs on (GUIDE §8.5)
+        used_words = used_words[:on.start()]
+    used = [r.plan(used_words)] if r.plan(used_words) else r.surfaces(used_words, c)
     if not users or not used:
         return False
     if _tag_of(_clean(m["s"]).split(" ")[0]) in {"VB", "VBP"} or not all(
-            r.plan(m["o"]) or _names_software(r, t.name, part)
-            for t, part in zip(used, _list_parts(m["o"]), strict=False) if t is not None):
+            r.plan(used_words) or _names_software(r, t.name, part)
+            for t, part in zip(used, _list_parts(used_words), strict=False) if t is not None):
         # "need real-world use cases", "The current API uses integers": no product is used
         return False
     for user in users:

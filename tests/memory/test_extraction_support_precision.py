@@ -185,3 +185,19 @@ def test_a_title_with_a_failing_action_in_any_form_is_a_report() -> None:
         "REPORTED",
         "Postman's window is not show when open the app (#7934)",
     ) in signatures(extraction)
+
+
+def test_a_customer_on_a_version_of_the_trackers_product_uses_it_not_their_platform() -> None:
+    # dfm-5231-Apollorion-2021-01-11
+    extraction = read("I am on the latest version of docker desktop and Catalina.")
+    assert signatures(extraction) == {("kim", "USES", "Docker Desktop")}
+    assert not read("I am on the latest version of Catalina.").facts
+
+
+def test_what_a_customer_uses_is_named_without_the_platform_it_runs_on() -> None:
+    # ts-14884-chunjiw-2025-03-11
+    extraction = read(
+        "I'm using tailscale cli on Ubuntu and I have the same issue.",
+        product_words("tailscale/tailscale#14884"),
+    )
+    assert ("kim", "USES", "Tailscale Cli") in signatures(extraction)
