@@ -1103,6 +1103,8 @@ class _Reader:
             # "MacOS 13.4 update: Tailscale exit node functionality stops working": the problem
             # is after the colon, what it came after before it
             words = _clean(context.problem)
+        if words.count('"') % 2:
+            words = words.replace('"', "")  # 'stuck on "starting"' lost its closing quote
         # A customer's title that states a problem in the words of ``problem_name`` reports it
         # too ("Application Not Letting Me Log In").
         if not _REPORT_TITLE.search(words) and not (

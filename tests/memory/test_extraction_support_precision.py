@@ -201,3 +201,15 @@ def test_what_a_customer_uses_is_named_without_the_platform_it_runs_on() -> None
         product_words("tailscale/tailscale#14884"),
     )
     assert ("kim", "USES", "Tailscale Cli") in signatures(extraction)
+
+
+def test_a_quoted_state_in_a_title_keeps_no_half_quote() -> None:
+    # dfw-8265-GothicSecret-2020-08-29
+    extraction = extract_with_rules(
+        '# stuck on "starting" #8265\n\nrun docker - it is stucked on "Starting" forever',
+        author="GothicSecret",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("docker/for-win#8265"),
+    )
+    assert ("GothicSecret", "REPORTED", "stuck on starting (#8265)") in signatures(extraction)
