@@ -224,6 +224,7 @@ from memory.extraction.support_products import (
     product_words,
 )
 from memory.extraction.support_reports import (
+    a_consequence,
     explained,
     one_report_per_problem,
     titled_context,
@@ -1266,6 +1267,8 @@ class _Reader:
                                                self._bare_clause(sentence))
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
+        if a_consequence(self.masked.text):
+            return  # "Therefore, I cannot edit my 2-factor auth settings": what it keeps from
         problem = find_problem(self.masked.text, self.product)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
                 self.masked.text, problem.phrase) or explained(self.masked.text, problem.phrase):

@@ -141,3 +141,16 @@ def titled_context(
         return None
     update = _UPDATE_CONTEXT.match(first.strip())
     return TitledContext(problem, update["event"] if update is not None else None)
+
+
+# A sentence that draws a consequence of what was said before it.
+_CONSEQUENCE = re.compile(
+    r"^\W*(?:therefore|thus|hence|consequently|as a result|because of (?:this|that))\b",
+    re.IGNORECASE)
+
+
+def a_consequence(text: str) -> bool:
+    """Whether the sentence draws a consequence of the problem said before it ("Therefore, I
+    cannot edit my 2-factor auth settings, like I was planning to do.", Bitwarden): what the
+    problem keeps the customer from, not the problem they report."""
+    return _CONSEQUENCE.match(text) is not None

@@ -213,3 +213,13 @@ def test_a_quoted_state_in_a_title_keeps_no_half_quote() -> None:
         product=product_words("docker/for-win#8265"),
     )
     assert ("GothicSecret", "REPORTED", "stuck on starting (#8265)") in signatures(extraction)
+
+
+def test_what_a_problem_keeps_the_customer_from_is_no_second_report() -> None:
+    # bw-7630-niole-2024-01-20
+    bitwarden = product_words("bitwarden/clients#7630")
+    consequence = "Therefore, I cannot edit my 2-factor auth settings, like I was planning to do."
+    assert not read(consequence, bitwarden).facts
+    assert ("kim", "REPORTED", "cannot edit my 2-factor auth settings") in signatures(
+        read("I cannot edit my 2-factor auth settings.", bitwarden)
+    )
