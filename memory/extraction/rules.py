@@ -2664,6 +2664,9 @@ _RESOURCE_AMOUNT = re.compile(
 
 
 _INDEFINITE = re.compile(r"^\s*(?:a|an|some|any|another)\s", _I)
+_FOR_A_WHILE = re.compile(
+    r"\s+(?:for (?:a (?:while|long time|few \w+)|(?:some|many|several|\d+) \w+|years|months|weeks"
+    r"|days|ages)|since (?:\d{4}|years|months|a while|forever))(?: now)?\W*$", _I)
 _ON_PLATFORM = re.compile(r"\s+(?:on|under)\s+(?P<platform>[\w.+ -]+?)\W*$", _I)
 
 
@@ -2677,7 +2680,7 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         return False  # "Warp uses a significant amount of memory": a symptom, not a product
     if _INDEFINITE.match(m["o"]):
         return False  # "I was using a proxy in Code": a kind of thing, no product named
-    used_words = m["o"]
+    used_words = _FOR_A_WHILE.sub("", m["o"])  # "… for a while now": how long, not what
     on = _ON_PLATFORM.search(used_words)
     if on is not None and _names_platform(on["platform"]):
         # "tailscale cli on Ubuntu": the product, not the platform it runs on (GUIDE §8.5)

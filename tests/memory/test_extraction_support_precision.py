@@ -223,3 +223,11 @@ def test_what_a_problem_keeps_the_customer_from_is_no_second_report() -> None:
     assert ("kim", "REPORTED", "cannot edit my 2-factor auth settings") in signatures(
         read("I cannot edit my 2-factor auth settings.", bitwarden)
     )
+
+
+def test_how_long_a_product_has_been_used_is_no_part_of_its_name() -> None:
+    extraction = read(
+        "I have been using Postman for a while now.",
+        product_words("postmanlabs/postman-app-support#1"),
+    )
+    assert signatures(extraction) == {("kim", "USES", "Postman")}
