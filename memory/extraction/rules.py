@@ -1229,7 +1229,9 @@ class _Reader:
             self._read_text(text, sentence)
             if len(self.records) == before and passage.item and passage.headings:
                 self._read_in_context(text, sentence, passage)
-            if len(self.records) == before:
+            if all(record.relation == USES for record in self.records[before:]):
+                # "I am on the latest version of Postman and it crashes on startup": what is
+                # used is no reason to leave the problem unread
                 self._read_problem(text, sentence)
             if len(self.records) == before and self.standup_owner is not None:
                 minutes_reading.read_standup(self, text, sentence, passage)

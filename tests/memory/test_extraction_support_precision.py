@@ -231,3 +231,9 @@ def test_how_long_a_product_has_been_used_is_no_part_of_its_name() -> None:
         product_words("postmanlabs/postman-app-support#1"),
     )
     assert signatures(extraction) == {("kim", "USES", "Postman")}
+
+
+def test_a_sentence_that_says_what_is_used_still_reports_its_problem() -> None:
+    postman = product_words("postmanlabs/postman-app-support#1")
+    extraction = read("I am on the latest version of Postman and it crashes on startup.", postman)
+    assert {("kim", "USES", "Postman"), ("kim", "REPORTED", "crashes")} <= signatures(extraction)
