@@ -1269,8 +1269,10 @@ class _Reader:
                                                self._bare_clause(sentence))
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
-        if a_consequence(self.masked.text):
-            return  # "Therefore, I cannot edit my 2-factor auth settings": what it keeps from
+        if a_consequence(self.masked.text) and any(
+                r.relation == REPORTED and r.source == self.author for r in self.records):
+            return  # "…, therefore I cannot edit my settings": what the reported problem keeps
+            # the customer from (unread, it is the best statement of the problem there is)
         problem = find_problem(self.masked.text, self.product)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
                 self.masked.text, problem.phrase) or explained(self.masked.text, problem.phrase):

@@ -152,5 +152,6 @@ _CONSEQUENCE = re.compile(
 def a_consequence(text: str) -> bool:
     """Whether the sentence draws a consequence of the problem said before it ("Therefore, I
     cannot edit my 2-factor auth settings, like I was planning to do.", Bitwarden): what the
-    problem keeps the customer from, not the problem they report."""
+    problem keeps the customer from, not a second problem (the rules skip it once the problem
+    itself was reported; when it was not read, the consequence is the report there is)."""
     return _CONSEQUENCE.match(text) is not None
