@@ -221,9 +221,16 @@ from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
     product_in_use,
+    product_versions_in_use,
     product_words,
 )
-from memory.extraction.support_reports import one_report_per_problem
+from memory.extraction.support_reports import (
+    a_consequence,
+    explained,
+    one_report_per_problem,
+    titled_context,
+    whole_product_fails,
+)
 from memory.extraction.symptoms import (
     SYMPTOMS,
     find_problem,
@@ -573,11 +580,12 @@ _SUBJECTLESS = re.compile(
 _EVENT = re.compile(
     r"(?:,\s*)?\b(?:ever since|right after|shortly after|since|after|following)\s+"
     r"(?:(?:the|a|an|our|last night's|yesterday's|today's|this morning's|last week's|last)\s+)?"
-    rf"(?P<event>(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
-    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
-    r"|(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
+    # "since the update to 7.22.0": the update with its version, before the bare "update"
+    r"(?P<event>(?:upgrading|updating|upgrade|update|moving|switching|migrating) to (?:the )?"
     r"(?:latest |new )?(?:version |v)?[\w.-]*\d[\w.-]*(?: [\w.-]*\d[\w.-]*)?"
     r"|(?:upgrading|updating|upgrade|update) to [A-Z][\w.-]*(?: [\w.-]+)?"
+    rf"|(?:[\w'-]+\s+){{0,3}}?(?:[\w]+-)?(?:{_EVENT_ALT})s?"
+    r"(?:\s+(?:window|run|runs|job|jobs|script|process))?(?:\s+\d{1,4}\b)?"
     r"|(?:version|v)\s?\d+(?:\.\d+)+"
     r"|zzref\d+zz (?:was |got |has been )?(?:merged|landed|released|deployed))\b,?",
     _I,
@@ -1100,6 +1108,14 @@ class _Reader:
         words = _clean(_TITLE_END.split(own.title or "", maxsplit=1)[0])
         if not words or self.author is None:
             return
+        context = titled_context(own.title or "", words, _REPORT_TITLE, _TITLE_END) if (
+            self.author.type == "Customer") else None
+        if context is not None:
+            # "MacOS 13.4 update: Tailscale exit node functionality stops working": the problem
+            # is after the colon, what it came after before it
+            words = _clean(context.problem)
+        if words.count('"') % 2:
+            words = words.replace('"', "")  # 'stuck on "starting"' lost its closing quote
         # A customer's title that states a problem in the words of ``problem_name`` reports it
         # too ("Application Not Letting Me Log In").
         if not _REPORT_TITLE.search(words) and not (
@@ -1145,6 +1161,10 @@ class _Reader:
             word = "flaky" if said.startswith("flak") else "failing"
             with self.readings.running("flaky_title"):
                 self.status(test, word, clause, reported=False)
+        if context is not None and context.event is not None and (
+                name := _event_name(context.event)):
+            self.fact(issue, PRECEDED_BY, ExtractedEntity(name, self._known_type(name)
+                                                          or "Event"), clause)
         event = _EVENT.search(words)
         broke = _TITLE_OBJECT.search(words)
         if event is None and broke is not None and (cause := _EVENT_SUBJECT.match(
@@ -1223,7 +1243,9 @@ class _Reader:
             self._read_text(text, sentence)
             if len(self.records) == before and passage.item and passage.headings:
                 self._read_in_context(text, sentence, passage)
-            if len(self.records) == before:
+            if all(record.relation == USES for record in self.records[before:]):
+                # "I am on the latest version of Postman and it crashes on startup": what is
+                # used is no reason to leave the problem unread
                 self._read_problem(text, sentence)
             if len(self.records) == before and self.standup_owner is not None:
                 minutes_reading.read_standup(self, text, sentence, passage)
@@ -1261,9 +1283,13 @@ class _Reader:
                                                self._bare_clause(sentence))
             return
         # The words as written (not normalized: "doesn't" stays), references still masked.
-        problem = find_problem(self.masked.text)
+        if a_consequence(self.masked.text) and any(
+                r.relation == REPORTED and r.source == self.author for r in self.records):
+            return  # "…, therefore I cannot edit my settings": what the reported problem keeps
+            # the customer from (unread, it is the best statement of the problem there is)
+        problem = find_problem(self.masked.text, self.product)
         if problem is None or denied(self.masked.text, problem.phrase) or conditioned(
-                self.masked.text, problem.phrase):
+                self.masked.text, problem.phrase) or explained(self.masked.text, problem.phrase):
             return
         if self.title_reported and not self.title_problem_unknown:
             # "Autofill and CTRL+Shift+L stopped working after version 2024.5.0." under the
@@ -2030,8 +2056,11 @@ class _Reader:
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
         if self.thread is not None and word.lower() in TRACKER_RELEASED:
             canonical = "released"  # a tracker's "shipped in 1.29" (GUIDE §9), not Done
-        if word.lower() in {"stuck", "held up"} and subject.type != "WorkItem":
-            return  # "Docker Desktop is stuck": a symptom of a product, not a work status
+        if word.lower() in {"stuck", "held up"} and (subject.type != "WorkItem" or (
+                self.author is not None and self.author.type == "Customer")):
+            # "Docker Desktop is stuck", a customer's "it was still stuck": a symptom of a
+            # product, not a work status
+            return
         if subject.type == "Issue" and (canonical in _COMPLETE or canonical == "fixed"):
             canonical = _RESOLVED
             if self.resolved_for_author:
@@ -2167,8 +2196,19 @@ def _on_plan(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
 
 
 def _on_is_on(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
-    """ "Acme is on the Standard plan" or "I'm on the platform team"."""
-    return _on_plan(r, m, c) or _membership(r, m["s"], m["p"], c)
+    """ "Acme is on the Standard plan" or "I'm on the platform team"; a customer "on the
+    latest version of docker desktop" uses it (``support_products``)."""
+    return _on_plan(r, m, c) or _membership(r, m["s"], m["p"], c) or _on_version_of(r, m, c)
+
+
+def _on_version_of(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
+    if r.author is None or r.author.type != "Customer" or not r.is_first_person(m["s"]):
+        return False
+    used = [t for named in product_versions_in_use(r.masked.unmask(m["p"]), r.product)
+            if (t := r.surface(named, c)) is not None]
+    for thing in used:
+        r.fact(r.author, USES, thing, c)
+    return bool(used)
 
 
 def _membership(r: _Reader, member_raw: str, team_raw: str, c: _Clause) -> bool:
@@ -2257,7 +2297,8 @@ def _on_failing(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "Our exports keep failing" → Export Failures, named after what fails so that the same
     failure said by two customers matches and different failures do not."""
     phrase = _noun_phrase(m["s"])
-    if phrase is None or r.is_first_person(phrase):
+    if phrase is None or r.is_first_person(phrase) or whole_product_fails(
+            phrase, "stopped working" if "work" in m.group(0).lower() else "", r.product):
         return False
     words = " ".join(_words(phrase))
     if words.lower() in _GENERIC_SUBJECTS:
@@ -2351,6 +2392,8 @@ def _on_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     subject = _clean(m["s"])
     if subject.split(" ")[-1].lower() in _NOT_PRODUCTS:
         return False  # "the workaround does not work": no product of theirs
+    if whole_product_fails(subject, m["p"], r.product):
+        return False  # "my docker stopped working and was unable to start": the symptom is after
     surface = r.surface(subject, c)
     if surface is None or surface.type not in {"Product", "Service"}:
         return False
@@ -2664,6 +2707,13 @@ _RESOURCE_AMOUNT = re.compile(
     r"|resources)$)", _I)
 
 
+_INDEFINITE = re.compile(r"^\s*(?:a|an|some|any|another)\s", _I)
+_FOR_A_WHILE = re.compile(
+    r"\s+(?:for (?:a (?:while|long time|few \w+)|(?:some|many|several|\d+) \w+|years|months|weeks"
+    r"|days|ages)|since (?:\d{4}|years|months|a while|forever))(?: now)?\W*$", _I)
+_ON_PLATFORM = re.compile(r"\s+(?:on|under)\s+(?P<platform>[\w.+ -]+?)\W*$", _I)
+
+
 def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
@@ -2672,12 +2722,19 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
         users = r.things(m["s"], c)
     if _RESOURCE_AMOUNT.match(m["o"]):
         return False  # "Warp uses a significant amount of memory": a symptom, not a product
-    used = [r.plan(m["o"])] if r.plan(m["o"]) else r.surfaces(m["o"], c)
+    if _INDEFINITE.match(m["o"]):
+        return False  # "I was using a proxy in Code": a kind of thing, no product named
+    used_words = _FOR_A_WHILE.sub("", m["o"])  # "… for a while now": how long, not what
+    on = _ON_PLATFORM.search(used_words)
+    if on is not None and _names_platform(on["platform"]):
+        # "tailscale cli on Ubuntu": the product, not the platform it runs on (GUIDE §8.5)
+        used_words = used_words[:on.start()]
+    used = [r.plan(used_words)] if r.plan(used_words) else r.surfaces(used_words, c)
     if not users or not used:
         return False
     if _tag_of(_clean(m["s"]).split(" ")[0]) in {"VB", "VBP"} or not all(
-            r.plan(m["o"]) or _names_software(r, t.name, part)
-            for t, part in zip(used, _list_parts(m["o"]), strict=False) if t is not None):
+            r.plan(used_words) or _names_software(r, t.name, part)
+            for t, part in zip(used, _list_parts(used_words), strict=False) if t is not None):
         # "need real-world use cases", "The current API uses integers": no product is used
         return False
     for user in users:
@@ -3078,6 +3135,9 @@ _CONTEXT_STATUSES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 # (a pull request's title talks about errors too).
 _REPORT_TITLE = re.compile(
     r"\b(?:not (?:working|work|showing|loading|starting|running|receiving|able)|no longer"
+    # a failing action in any form ("window is not show", "app not open")
+    r"|(?:is|are|does|do|did) not (?:show|load|start|run|open|launch|respond|connect|sync"
+    r"|display|appear|boot)\w*"
     r"|never (?:starts?|loads?|works?|finish(?:es)?)|cannot|can't|cant|can not|unable|won't"
     r"|wont|doesn't|doesnt|does not|don't work|didn't|fails?(?: to)?|failing|failed|broken"
     r"|broke|breaks|stuck|stucked|hangs?|hanging|freezes?|frozen|crash(?:es|ed|ing)?"

@@ -131,3 +131,24 @@ def names_product_inside(issue: str, product: frozenset[str]) -> bool:
     bare = re.sub(r"\s*\([^()]*\)", "", issue)
     said = set(_WORD.findall(_CLAUSE_OF_USE.sub("", bare).lower()))
     return bool(said & product)
+
+
+# "I am on the latest version of docker desktop and Catalina": the version of what is in use.
+_VERSION_OF = re.compile(
+    r"^(?:the\s+|an?\s+)?(?:(?:latest|newest|current|older|old|new|beta|stable|same)\s+){0,2}"
+    r"(?:version|release|build)(?:\s+v?[\d.]+\S*)?\s+of\s+(?:the\s+|my\s+)?(?P<np>.+?)\.?$",
+    _I,
+)
+_LIST = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)", _I)
+
+
+def product_versions_in_use(phrase: str, product: frozenset[str]) -> list[str]:
+    """The tracker's products a customer says they are on a version of ("I am on the latest
+    version of docker desktop and Catalina" → ``["docker desktop"]``: the platform is no
+    product of the tracker, GUIDE §8.5), as written; none when the phrase says no version of
+    the tracker's product."""
+    found = _VERSION_OF.match(phrase.strip())
+    if found is None or not product:
+        return []
+    return [named for part in _LIST.split(found["np"])
+            if (named := _named_product(part, product)) is not None]

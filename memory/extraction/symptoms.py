@@ -219,7 +219,8 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?: (?P<object>[\w' -]+))?"),
      "action"),
     # "autofill no longer works", "internet does not work", "MagicDNS stopped working"
-    (re.compile(r"(?P<subject>[\w' -]+?) (?:do not|no long|no longer|not|stop|never|be not)"
+    (re.compile(r"(?P<subject>[\w' -]+?) (?:do not|(?:do )?no long|(?:do )?no longer|not|stop"
+                r"|never|be not)"
                 r" (?:(?:be|seem|really|properly|fully|even|always) )?(?P<verb>\w+)"),
      "subject"),
     # "the sync is broken", "Tailscale Internet is breaking"
@@ -433,12 +434,18 @@ def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
     the selected item*"), up to a preposition or a clause after it."""
     first = read.word_at(match.start())
     last = read.word_at(match.end() - 1)
+    place: tuple[int, int] | None = None
     if how in {"subject", "last", "known"}:
+        area_words = area.split(" ")
         for index in range(last, first - 1, -1):
             word = read.words[index]
-            if word == area or _AREA_SYNONYMS.get(word) == area:
+            if word == area or _AREA_SYNONYMS.get(word) == area or (
+                    len(area_words) > 1 and word == area_words[-1]):
                 # the failing verb itself ("Docker desktop not running"): with its subject
-                first = index if index < last else max(first, index - 3)
+                start = max(first, index - len(area_words) + 1)
+                first = start if index < last else max(first, index - 3)
+                if how == "subject" and index < last:
+                    place = _place_between(read, index + 1, read.word_at(match.start("verb")))
                 break
     if how == "action" and first > 0 and read.words[first - 1] not in _DETERMINERS | (
             _PHRASE_BREAKS | _FILLERS | _NO_AREA) and not _punctuated(read, first - 1) and (
@@ -455,7 +462,31 @@ def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
                 read.words[index - 1] + word not in _AREA_SYNONYMS):
             last = index - 1
             break
+    if place is not None and place[0] > first:
+        # "the exit node functionality in the MacOS tailscale client does no longer work": what
+        # fails and how, without where
+        return (f"{read.text[read.spans[first][0]:read.spans[place[0] - 1][1]]}"
+                f" {read.text[read.spans[place[1]][0]:read.spans[last][1]]}")
     return read.text[read.spans[first][0]:read.spans[last][1]]
+
+
+_NEGATION_OPENERS = frozenset({"do", "be", "not", "no", "stop", "never", "have"})
+
+
+def _place_between(read: _Words, start: int, verb: int) -> tuple[int, int] | None:
+    """``(first word of the place, first word of the failure)`` when the words from ``start``
+    to the failing ``verb`` are a place ("in the MacOS tailscale client") before the negation
+    ("does no longer"), else None."""
+    while start < verb and read.words[start] not in _PHRASE_BREAKS and not _punctuated(
+            read, start - 1):
+        start += 1  # "exit node *functionality*": the rest of its name
+    if start >= verb or read.words[start] not in {"in", "on", "at", "with", "for", "from"}:
+        return None
+    negation = verb
+    while negation - 1 > start and read.words[negation - 1] in _NEGATION_OPENERS | {"long",
+                                                                                     "longer"}:
+        negation -= 1
+    return (start, negation) if negation > start + 1 else None
 
 
 def _punctuated(read: _Words, index: int) -> bool:
@@ -483,8 +514,12 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         verb = groups["verb"]
         subject = groups["subject"].split(" ")[-6:]
         if verb in {"work", "function"}:
-            return _area(_after_break(subject), product=product)
+            # "the exit node functionality in the MacOS tailscale client does no longer work":
+            # what fails is named before the place it fails in
+            return _area(_after_break(groups["subject"].split(" ")[-9:]), product=product)
         head = subject[-1] if subject else ""
+        if match.string[match.end():].startswith((" up", " out")):
+            return None  # "the CPU didn't even fill up": a phrasal verb, no area's failure
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
                                                                  "login", "autofill",
                                                                  "link"} and (
