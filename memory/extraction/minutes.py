@@ -449,6 +449,8 @@ class Commitment:
     ongoing: bool = False
     """Work under way said without its "is" ("@darcyclarke planning kick-off meeting"): the
     person's only when it names work or the item above (``memory.extraction.responsibility``)."""
+    action: str = ""
+    """The verb and what follows it as written ("reach out to the board")."""
 
 
 _ACTION_LABEL = re.compile(
@@ -564,7 +566,7 @@ def find_commitment(text: str) -> Commitment | None:
     work = _OBJECT_STOP.split(f" {rest}", maxsplit=1)[0].strip(" .")
     # "a clearer guideline": a comparison says how the work should be, not which it is
     work = " ".join(w for w in work.split(" ") if tag(w) not in {"JJR", "JJS", "RBR"})
-    return Commitment(who, work, rest, labelled is not None)
+    return Commitment(who, work, rest, labelled is not None, action=verb + found["rest"])
 
 
 _WORK_NOUNS = frozenset(
@@ -866,4 +868,56 @@ def find_authored(text: str) -> Commitment | None:
         if names_work(work) and (len(named) > 1 or "-" in work):
             # "a blog post", "a pre-spec"; a bare "a release" or "a PR" names no one piece
             return Commitment(found["who"].strip(), work, rest, False)
+    return None
+
+
+# ----------------------------------------------------------------------- action-item sections
+
+_ACTION_SECTION = re.compile(
+    r"^\W*(?:(?:new|open|follow[- ]up|decisions and)\s+)?(?:action items?|actions?(?: made)?"
+    r"|ais?|todos?|to-?dos?|next steps?|follow[- ]ups?|assignments?)\W*$",
+    re.IGNORECASE,
+)
+"""A heading or list label that makes every line under it an action item ("### Action items",
+"**Next steps:**", "AIs")."""
+_OWNER_FIRST = re.compile(
+    r"^(?P<who>(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)(?:(?:\s*,\s*|\s+and\s+"
+    r"|\s*[&+/]\s*)(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?))*)\s*(?::|\s[-–—])\s+"
+    r"(?P<action>[a-z].*)$"
+)
+"""An action item led by its owner: "Tim: share the testnet schedule", "@tim - open an issue"."""
+_OWNER_LAST = re.compile(
+    r"^(?P<action>[A-Z]?[a-z].*?)\s*(?:\((?P<who>@?[A-Z@][\w.'’ -]*(?:\s*(?:,|and|&|/)\s*@?"
+    r"[A-Z][\w.'’ -]*)*)\)|\s[-–—]\s+(?P<handle>zzref\d+zz(?:\s*(?:,|and|&)\s*zzref\d+zz)*))\W*$"
+)
+"""An action item with its owner after it: "Share the testnet schedule (Tim)", "Open an issue
+- @tim"."""
+
+
+def in_action_section(headings: tuple[str, ...], parents: tuple[str, ...]) -> bool:
+    """Whether a line sits in a list of action items: its nearest parent list item, else its
+    nearest heading, is an action-items label."""
+    for label in (*parents[-1:], *headings[-1:]):
+        return bool(_ACTION_SECTION.match(label.strip(" *_#:").split(":", 1)[0] + ":"))
+    return False
+
+
+def action_item_line(text: str) -> str | None:
+    """An action item of an action-items section as a labelled commitment ("AI: Tim to
+    share the testnet schedule"), whichever side of the action its owner is written on; None
+    when the line names no owner before or after the action."""
+    line = text.strip(" *_.").removeprefix("[ ] ").removeprefix("[x] ").strip()
+    first = _OWNER_FIRST.match(line)
+    if first is not None:
+        return f"AI - {first['who']} to {first['action']}"
+    last = _OWNER_LAST.match(line)
+    if last is not None:
+        who = last["who"] or last["handle"]
+        action = last["action"]
+        verb = action.split(" ", 1)[0]
+        if lemma(verb.lower()) == verb.lower() and tag(verb.lower()) in {"VB", "VBP", "NN"}:
+            return f"AI - {who.strip()} to {action[0].lower()}{action[1:]}"
+        return None
+    if _COMMITMENT.match(line) is not None:
+        return f"AI - {line}"
     return None

@@ -14,19 +14,27 @@ import re
 from memory.extraction import ExtractedEntity
 from memory.extraction.minutes import (
     Commitment,
+    action_item_line,
     agenda_topic,
     discussed_item,
     find_authored,
     find_commitment,
     find_decisions,
+    in_action_section,
     item_name,
     names_work,
     standup_item,
     standup_section,
 )
 from memory.extraction.readings import reading
-from memory.extraction.responsibility import find_responsibility, names_activity, served_work
+from memory.extraction.responsibility import (
+    asked_to,
+    find_responsibility,
+    names_activity,
+    served_work,
+)
 from memory.extraction.rules import (
+    _ACTION_VERB,
     _BARE_CHANGES,
     _I,
     _NAMES_SPLIT,
@@ -61,8 +69,11 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         discussed is not None
         and r.masked.reference(discussed) is None
         and not (_DISCUSSED_WORK.match(discussed))
+        and not (names_work(discussed) and _noun_phrase(discussed) is not None)
     ):
-        discussed = None  # "discussed the state of …": only an item by its name is the topic
+        # "discussed the state of …": only an item by its name, or named work ("the GitHub
+        # Issues migration"), is the topic
+        discussed = None
     if discussed is not None:
         _decided(r, discussed, clause)  # what "it" means in the sentences after it
     for decision in decisions:
@@ -133,7 +144,12 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
     (GUIDE §8.1, §8.3). Not in a tracker's thread, whose own lines are read above."""
     if r.own is not None and not r.own_is_section:
         return
-    commitment = find_commitment(text)
+    commitment = None
+    if in_action_section(passage.headings, passage.parents):
+        # "### Action items" / "- Tim: share the testnet schedule": every line is one
+        labelled = action_item_line(r.masked.text)
+        commitment = find_commitment(labelled) if labelled is not None else None
+    commitment = commitment or asked_to(text) or find_commitment(text)
     if commitment is None and (
         commitment := find_responsibility(text) or find_responsibility(sentence)
     ):  # the sentence: "The SC shared thoughts …, and will start on a doc" (text: the rest)
@@ -192,11 +208,28 @@ def _take_on(
     if item is None and not commitment.work:
         item = r.decided_item  # "London testnet fork blocks agreed, Tim to document"
     if item is None:
-        item = r.context or (agenda_item(r, passage) if commitment.labelled else None)
+        item = r.context
+    if item is None and (commitment.labelled or asked_to_act(commitment)):
+        # "Alex to update the spec" under "### Withdrawals": the action is on the agenda item
+        # it sits under, a list item's words first, else the heading's (GUIDE §8.1, §8.3)
+        item = parent_item(passage) or agenda_item(r, passage)
     if item is None or item.type != "WorkItem":
         return
     for person in people:
         r.fact(person, RESPONSIBLE_FOR, item, clause)
+
+
+def asked_to_act(commitment: Commitment) -> bool:
+    """Whether a commitment is an action item by its grammar: someone named (not the line's
+    "I", whose talk in a transcript plans as often as it commits) asked to do one of the
+    actions minutes assign ("Alex to update the spec", "Michael will reach out to the
+    board")."""
+    who = commitment.who.strip()
+    return (
+        bool(who)
+        and who.lower() not in {"i", "we", "you", "they"}
+        and _ACTION_VERB.match(f" {commitment.action}") is not None
+    )
 
 
 def _committed(r: _Reader, who: str, clause: _Clause, *, labelled: bool) -> list[ExtractedEntity]:
@@ -297,7 +330,8 @@ _REFERS_BACK = re.compile(
 PEP", "comment on that issue")."""
 _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
-    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening)\W*)$",
+    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening"
+    r"|next steps?|follow[- ]ups?|todos?)\W*)$",
     _I,
 )
 """Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""

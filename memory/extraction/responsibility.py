@@ -169,3 +169,32 @@ def commits_to_work(modal: str, after: str) -> bool:
         return False
     verb = re.match(r"\s*([A-Za-z]+)", rest)
     return verb is None or verb.group(1).lower() not in NO_WORK_VERBS
+
+
+_ASKED = re.compile(
+    r"(?<![\w'])(?:asked|tasked|assigned|requested|invited|charged)\s+"
+    r"(?P<who>(?:the\s+)?@?[A-Z][\w.'’-]*(?:(?: |\s*,\s*|\s+and\s+|\s*&\s*)@?[A-Z][\w.'’-]*){0,3})"
+    r"\s+(?:with\s+)?to\s+(?P<action>[a-z].*)$"
+)
+"""Someone given the work by the meeting: "… has asked the Developer-in-Residence to take on
+some of the work for it" (pysc-2022-01-10), "The group asked Tim to draft the timeline"."""
+_WAS_ASKED = re.compile(
+    r"^(?P<who>@?[A-Z][\w.'’-]*(?:(?: |\s*,\s*|\s+and\s+|\s*&\s*)@?[A-Z][\w.'’-]*){0,3})"
+    r"\s+(?:was|were|has been|have been|got)\s+(?:asked|tasked|assigned|charged)\s+"
+    r"(?:with\s+)?to\s+(?P<action>[a-z].*)$"
+)
+"""The same in the passive: "Tim was asked to write up the EIP"."""
+_DECLINED_BEFORE = re.compile(r"\b(?:not|never|n't|no one|nobody)\b", re.IGNORECASE)
+
+
+def asked_to(line: str) -> Commitment | None:
+    """The commitment of someone asked or tasked to do work (``_ASKED``, ``_WAS_ASKED``): the
+    person asked takes it on, as in an action item; never under a hypothetical ("if we asked
+    Tim to …") or a negation ("was not asked to")."""
+    if _HYPOTHETICAL.search(line):
+        return None
+    found = _ASKED.search(line) or _WAS_ASKED.match(line)
+    if found is None or _DECLINED_BEFORE.search(line[: found.start("action")]):
+        return None
+    who = re.sub(r"^the\s+", "", found["who"]).strip(" ,")
+    return find_commitment(f"AI - {who} to {found['action']}")
