@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from memory.extraction import ExtractedEntity
+from memory.extraction.affiliations import find_memberships
 from memory.extraction.minutes import (
     Commitment,
     action_item_line,
@@ -41,6 +42,7 @@ from memory.extraction.rules import (
     _NOT_AGENTS,
     _PARENTHETICAL,
     _PRONOUNS,
+    MEMBER_OF,
     PLACEHOLDER_REF,
     RESPONSIBLE_FOR,
     _Clause,
@@ -335,3 +337,20 @@ _CATEGORY_HEADING = re.compile(
     _I,
 )
 """Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
+
+
+@reading("membership")
+def read_memberships(r: _Reader, sentence: str) -> None:
+    """A person named with their organisation beside them — "Alex (Teku)", "Michael
+    Droetboom, manager of Microsoft's Faster CPython team", "welcomed Emily to the SC"
+    (``memory.extraction.affiliations``): the person is a member of it. Only in notes, never
+    in a tracker's thread or a customer's message ("Docker (WSL)" names a product's part)."""
+    if (r.own is not None and not r.own_is_section) or r.author is not None:
+        return
+    for found in find_memberships(r.masked.text, lambda w: _names_a_person(w, bare=True)):
+        r.fact(
+            ExtractedEntity(found.person, "Person"),
+            MEMBER_OF,
+            ExtractedEntity(found.team, "Team"),
+            r._bare_clause(sentence),
+        )
