@@ -69,6 +69,7 @@ _ITEM_END = re.compile(
     r"|at (?:the )?meeting|by (?:the )?(?:board|sc|cpc|tsc|committee|council)|with|and)\b.*$",
     re.IGNORECASE,
 )
+_AFTER_REFERENCE = re.compile(r"^(zzref\d+zz)\s+(?:to|for|on|in|of|into)\s.*$")
 _BE_END = re.compile(r"\s+(?:was|were|is|are|has been|have been|been|got)$", re.IGNORECASE)
 _DISCUSSED = re.compile(
     r"^(?:(?:the|our)\s+)?(?:[\w-]+\s+){0,2}?discussed\s+(?P<about>.+)$", re.IGNORECASE
@@ -345,6 +346,7 @@ def _item(words: str) -> str | None:
     """The words naming the item of a decision: its title in parentheses, what follows it
     ("until after 3.12", "provided that …") and a decision noun ("a decision on this") off."""
     words = _PARENTHESES.sub("", words or "").strip(" .,:;*_")
+    words = _AFTER_REFERENCE.sub("", words)  # "approved <changes #196> to PEP 387": the reference
     words = _ITEM_END.sub("", f" {words}").strip(" .,:;*_")
     words = _BE_END.sub("", words).strip()
     words = _DECISION_NOUN.sub("", words).strip(" .,:;*_")
@@ -921,3 +923,56 @@ def action_item_line(text: str) -> str | None:
     if _COMMITMENT.match(line) is not None:
         return f"AI - {line}"
     return None
+
+
+# ------------------------------------------------------------- a status in a relative clause
+
+_RELATIVE_STATUS = re.compile(
+    r"^(?P<item>[^,;:]{3,80}?),\s+which\s+(?:(?:has|have)\s+(?:now\s+|also\s+)?been"
+    r"|(?:is|are|was|were)(?:\s+now)?(?P<near>\s+(?:almost|nearly|mostly))?)\s+"
+    r"(?P<status>[a-z]+)(?:\s+(?:today|yesterday|last \w+|this week|since|on|in|to)\b.*)?\W*$",
+    re.IGNORECASE,
+)
+"""A list item that names work and gives its status in a relative clause: "Fixes for the CLA
+bot, which have been deployed." (pysc-2023-08-21), "Updates to the CLA bot, which are almost
+complete." (pysc-2023-08-07)."""
+_RELATIVE_STATUSES = {
+    "deployed": "released",
+    "released": "released",
+    "shipped": "released",
+    "published": "released",
+    "merged": "merged",
+    "landed": "merged",
+    "fixed": "fixed",
+    "resolved": "resolved",
+    "reverted": "reverted",
+    "completed": "done",
+    "complete": "done",
+    "done": "done",
+    "finished": "done",
+    "accepted": "accepted",
+    "approved": "approved",
+    "rejected": "rejected",
+    "postponed": "postponed",
+    "deferred": "postponed",
+    "blocked": "blocked",
+    "stalled": "stalled",
+}
+_NOT_AN_ITEM = re.compile(r"^(?:it|this|that|they|we|he|she|which|there|here)\b", re.IGNORECASE)
+
+
+def relative_status(text: str) -> tuple[str, str] | None:
+    """The item and its status when a line is a noun phrase with a relative clause of status
+    (``_RELATIVE_STATUS``): "almost complete" is work in progress; a negation or a modal in
+    the clause states nothing ("which has not been merged" does not match)."""
+    found = _RELATIVE_STATUS.match(text.strip(" *_-"))
+    if found is None or _NOT_AN_ITEM.match(found["item"]):
+        return None
+    status = _RELATIVE_STATUSES.get(found["status"].lower())
+    if status is None:
+        return None
+    if found["near"]:
+        if status != "done":
+            return None  # "almost merged" says nothing of a state reached
+        status = "in progress"
+    return found["item"].strip(), status

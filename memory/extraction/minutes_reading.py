@@ -24,6 +24,7 @@ from memory.extraction.minutes import (
     in_action_section,
     item_name,
     names_work,
+    relative_status,
     standup_item,
     standup_section,
 )
@@ -64,6 +65,7 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
     the sentence does not name is the one under discussion: the item above (a reference),
     else the agenda item its heading names ("Update on CSP integration")."""
     r.decided_item = None
+    _read_relative_status(r, sentence)
     decisions = find_decisions(r.masked.text)
     clause = r._bare_clause(sentence)
     discussed = discussed_item(r.masked.text)
@@ -93,6 +95,24 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         if item is not None and item.type == "WorkItem":
             r.status(item, decision.status, clause, reported=False)
             r.decided_item = item
+
+
+def _read_relative_status(r: _Reader, sentence: str) -> None:
+    """ "Fixes for the CLA bot, which have been deployed.": the item its noun phrase names has
+    the status its relative clause says (``memory.extraction.minutes.relative_status``)."""
+    if r.own is not None and not r.own_is_section:
+        return  # a tracker's thread reads its own lines
+    found = relative_status(r.masked.text)
+    if found is None:
+        return
+    words, status = found
+    clause = r._bare_clause(sentence)
+    item = r.thing(words, clause)
+    if item is None and (phrase := _noun_phrase(words)) is not None:
+        item = ExtractedEntity(_display(phrase), "WorkItem")
+    if item is not None and item.type == "WorkItem":
+        with r.readings.running("relative_status"):
+            r.status(item, status, clause, reported=False)
 
 
 @reading("standup")

@@ -1,0 +1,70 @@
+"""Statuses minutes give in shapes other than a main clause: a relative clause after the item
+("Fixes for the CLA bot, which have been deployed."), and a decision whose object is a
+reference followed by what it applies to ("approved <changes> to PEP 387"). Sentences from the
+corpus's dev split are named by their episode id."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extraction.minutes import relative_status
+from memory.extraction.rules import extract_with_rules
+
+REFERENCE_TIME = datetime(2023, 8, 21, tzinfo=UTC)
+
+
+def statuses(text: str) -> set[tuple[str, str]]:
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    return {(f.source, f.target) for f in extraction.facts if f.relation == "HAS_STATUS"}
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # pysc-2023-08-21
+        (
+            "- Fixes for the CLA bot, which have been deployed.",
+            ("Fixes for the CLA Bot", "Released"),
+        ),
+        # pysc-2023-08-07
+        (
+            "- Updates to the CLA bot, which are almost complete.",
+            ("Updates to the CLA Bot", "In Progress"),
+        ),
+        ("- The new parser, which has been merged last week.", ("New Parser", "Merged")),
+    ],
+)
+def test_a_relative_clause_gives_the_item_before_it_its_status(
+    line: str, expected: tuple[str, str]
+) -> None:
+    assert statuses(f"## 2023-08-21\n{line}\n") == {expected}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The new parser, which has not been merged.",
+        "We talked about it, which was fixed.",
+        "The new parser, which is almost merged.",
+        "The new parser, which could be deployed.",
+    ],
+)
+def test_a_relative_clause_negated_hedged_or_about_no_item_gives_nothing(line: str) -> None:
+    assert relative_status(line) is None
+    assert statuses(f"## 2023-08-21\n- {line}\n") == set()
+
+
+def test_a_decision_on_a_reference_is_on_the_reference_not_what_it_applies_to() -> None:
+    """pysc-2023-06-19: the approved item is the proposed changes (#196), not "#196 to PEP
+    387"."""
+    text = (
+        "## 2023-06-19\n- The SC approved [Petr’s proposed changes]"
+        "(https://github.com/python/steering-council/issues/196) to [PEP 387 (Backwards "
+        "Compatibility Policy)](https://peps.python.org/pep-0387/).\n"
+    )
+    facts = statuses(text)
+    assert len(facts) == 1
+    ((item, status),) = facts
+    assert "python/steering-council#196" in item and status == "Approved"
