@@ -883,7 +883,8 @@ _ACTION_SECTION = re.compile(
 """A heading or list label that makes every line under it an action item ("### Action items",
 "**Next steps:**", "AIs")."""
 _OWNER_FIRST = re.compile(
-    r"^(?P<who>(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)(?:(?:\s*,\s*|\s+and\s+"
+    r"^(?P<who>(?:zzref\d+zz|[a-z][\w.-]*\d*(?=\s*:)|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)"
+    r"(?:(?:\s*,\s*|\s+and\s+"
     r"|\s*[&+/]\s*)(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?))*)\s*(?::|\s[-–—])\s+"
     r"(?P<action>[a-z].*)$"
 )
@@ -910,6 +911,9 @@ def action_item_line(text: str) -> str | None:
     when the line names no owner before or after the action."""
     line = text.strip(" *_.").removeprefix("[ ] ").removeprefix("[x] ").strip()
     first = _OWNER_FIRST.match(line)
+    if first is not None and first["who"][0].islower() and not first["who"].startswith("zzref"):
+        if is_common_word(first["who"]):
+            first = None  # "note: …", "update: …": a label, no one's handle
     if first is not None:
         return f"AI - {first['who']} to {first['action']}"
     last = _OWNER_LAST.match(line)

@@ -231,7 +231,11 @@ def _take_on(
         item = r.decided_item  # "London testnet fork blocks agreed, Tim to document"
     if item is None:
         item = r.context
-    if item is None and (commitment.labelled or asked_to_act(commitment)):
+    if (
+        item is None
+        and not _names_a_team(r.heading_agent)  # "### Prysm": a team's update, no agenda item
+        and (commitment.labelled or asked_to_act(commitment))
+    ):
         # "Alex to update the spec" under "### Withdrawals": the action is on the agenda item
         # it sits under, a list item's words first, else the heading's (GUIDE §8.1, §8.3)
         item = parent_item(passage) or agenda_item(r, passage)
@@ -239,6 +243,14 @@ def _take_on(
         return
     for person in people:
         r.fact(person, RESPONSIBLE_FOR, item, clause)
+
+
+def _names_a_team(agent: ExtractedEntity | None) -> bool:
+    """Whether the heading over a line is a team's name ("### Prysm", no word of English),
+    not a topic the heading reader also takes for one ("### Withdrawals")."""
+    return agent is not None and not all(
+        is_common_word(word.lower()) for word in agent.name.split(" ")
+    )
 
 
 def asked_to_act(commitment: Commitment) -> bool:

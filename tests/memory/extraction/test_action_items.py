@@ -145,3 +145,19 @@ def test_asked_or_tasked_in_either_voice_is_an_action_item(line: str) -> None:
 def test_a_request_under_a_condition_or_a_negation_commits_no_one(line: str) -> None:
     assert asked_to(line) is None
     assert responsibilities(f"### Shanghai fork\n- {line}\n") == set()
+
+
+def test_a_teams_heading_is_no_agenda_item_for_an_action() -> None:
+    """Under "### Prysm" (a team's update) the action is the person's, on no item the heading
+    names; under a topic heading ("### Withdrawals") it is on the topic."""
+    assert responsibilities("### Prysm\n- Terence will reach out to the other teams.\n") == set()
+    assert responsibilities("### Withdrawals\n- Terence will reach out to the other teams.\n") == {
+        ("Terence", "Withdrawals")
+    }
+
+
+def test_a_lower_case_handle_before_a_colon_owns_an_action_item() -> None:
+    assert action_item_line("scottmcm: write an RFC for the lint") == (
+        "AI - scottmcm to write an RFC for the lint"
+    )
+    assert action_item_line("note: write an RFC for the lint") is None
