@@ -911,9 +911,13 @@ def action_item_line(text: str) -> str | None:
     when the line names no owner before or after the action."""
     line = text.strip(" *_.").removeprefix("[ ] ").removeprefix("[x] ").strip()
     first = _OWNER_FIRST.match(line)
-    if first is not None and first["who"][0].islower() and not first["who"].startswith("zzref"):
-        if is_common_word(first["who"]):
-            first = None  # "note: …", "update: …": a label, no one's handle
+    if (
+        first is not None
+        and first["who"][0].islower()
+        and not first["who"].startswith("zzref")
+        and is_common_word(first["who"])
+    ):
+        first = None  # "note: …", "update: …": a label, no one's handle
     if first is not None:
         return f"AI - {first['who']} to {first['action']}"
     last = _OWNER_LAST.match(line)
