@@ -34,6 +34,7 @@ from memory.extraction.responsibility import (
     find_responsibility,
     names_activity,
     served_work,
+    work_under_way,
 )
 from memory.extraction.rules import (
     _ACTION_VERB,
@@ -165,6 +166,18 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
     item above; an action item's label also makes its heading's agenda item that item
     (GUIDE §8.1, §8.3). Not in a tracker's thread, whose own lines are read above."""
     if r.own is not None and not r.own_is_section:
+        return
+    reported_for = passage.headings[:-1] in r.team_reporters  # "### Parity" / "**Wei**"
+    if (_names_a_team(r.heading_agent) or (reported_for and r.heading_agent is not None)) and (
+        work := work_under_way(r.masked.text)
+    ) is not None:
+        # "### Parity" / "- doing some optimization work for the state transition"
+        assert r.heading_agent is not None
+        clause = r._bare_clause(sentence)
+        item = r.thing(work, clause)
+        if item is not None and item.type == "WorkItem":
+            with r.readings.running("team_work"):
+                r.fact(r.heading_agent, RESPONSIBLE_FOR, item, clause)
         return
     commitment = None
     if in_action_section(passage.headings, passage.parents):

@@ -198,3 +198,35 @@ def asked_to(line: str) -> Commitment | None:
         return None
     who = re.sub(r"^the\s+", "", found["who"]).strip(" ,")
     return find_commitment(f"AI - {who} to {found['action']}")
+
+
+_WORK_UNDER_WAY = re.compile(
+    r"^(?:(?:doing|did|started|starting|continued|continuing|continue|ongoing|more|some)\s+)"
+    r"(?:(?:some|more|the|a lot of|lots of|further|initial|\w+ing|\w+ion)\s+){0,2}work"
+    r"\s+(?:on|for|towards|toward|around)\s+(?P<work>.+)$"
+    r"|^work\s+(?:has\s+)?(?:started|starts|continues|continued|continuing|ongoing|began|begun)"
+    r"\s+(?:on|towards|toward|for)\s+(?P<work2>.+)$",
+    re.IGNORECASE,
+)
+"""A team update's line that says work is under way on something, without a subject: "doing
+some optimization work for the Beacon chain state transition implementation"
+(ethpm-allcoredevs-cl-meetings-call-028-s11, under "### Parity"), "Work started towards a peer
+reputation system." (ethpm-allcoredevs-cl-meetings-call-035-s11, under "## 2.1—Lighthouse"),
+"Continued work on the slasher"."""
+_WORK_END = re.compile(
+    r"\s*(?:[,;(:]|\s[-–—]\s|\s(?:to|so|so that|because|which|that|as well|and hopefully)\b).*$",
+    re.IGNORECASE,
+)
+
+
+def work_under_way(line: str) -> str | None:
+    """The work a subjectless line of a team's update says is under way (``_WORK_UNDER_WAY``),
+    or None; never a question, a hypothetical or a negation."""
+    text = line.strip(" *_-.")
+    if not text or _QUESTION.search(text) or _HYPOTHETICAL.search(text):
+        return None
+    found = _WORK_UNDER_WAY.match(text)
+    if found is None:
+        return None
+    work = _WORK_END.sub("", found["work"] or found["work2"]).strip(" .")
+    return work or None
