@@ -119,6 +119,10 @@ _PARTICIPLE = re.compile(
     r"(?P<rest>.*)$",
     re.IGNORECASE,
 )
+_AGREED_ON = re.compile(r"^\s*(?:on|upon|to|with|that)\b", re.IGNORECASE)
+_PERSON_LIKE = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")
+"""A subject written as a person's name ("Danny", "Tim Beiko"): one who decides, no item;
+an item decided on has an identifier, an acronym or more words ("CSP", "PEP 655")."""
 _PARTICIPLE_REST = re.compile(
     r"^\s*(?:(?:today|yesterday|this week|last \w+|unanimously|as proposed|(?:in|at|on|by)\s.*)"
     r"\s*)?$",
@@ -146,8 +150,24 @@ _AGENT_WORDS = frozenset(
         "maintainers",
         "core",
         "i",
+        "people",
+        "folks",
+        "clients",
+        "teams",
+        "participants",
+        "attendees",
+        "devs",
+        "developers",
+        "implementers",
+        "implementors",
+        "editors",
+        "champions",
+        "reviewers",
+        "someone",
+        "nobody",
     }
 )
+"""Heads of subjects that name who decides or agrees ("The SC", "Most people", "Clients")."""
 _PRONOUN_ITEM = frozenset({"it", "this", "that", "them", "these"})
 
 
@@ -230,6 +250,8 @@ def _decision(clause: str, *, after_poll: bool) -> Decision | None:
             and (not agent or _names_agent(agent))
         ):
             rest = decided["rest"].strip()
+            if _QUANTIFIED.match(rest):
+                return None  # "the team accepted a few PRs": no item to give the status to
             if rest.lower().startswith("by "):
                 return Decision(status, None)  # "Approved by board in meeting last Friday"
             return Decision(status, _item(rest), _about(decided["about"] or ""))
@@ -242,6 +264,10 @@ def _decision(clause: str, *, after_poll: bool) -> Decision | None:
         verb = participle["verb"].lower()
         if not _PARTICIPLE_REST.match(participle["rest"]):
             return None  # "clients agreed it's good": agreement with a claim, no decision
+        if verb == "agreed" and _AGREED_ON.match(participle["rest"]):
+            return None  # "Clients agreed on the gas limit": who agreed, on what
+        if _PERSON_LIKE.fullmatch(participle["item"].strip()):
+            return None  # "Danny approved.": someone who approved, not an item approved
         status = ACCEPTED if verb == "agreed" else _DECISION_LEMMAS[lemma(verb)]
         item = _item(participle["item"])
         if item is not None and item.lower() not in _PRONOUN_ITEM:
@@ -353,8 +379,16 @@ def _item(words: str) -> str | None:
     words = re.split(r"\s+[-–—]\s+", words, maxsplit=1)[0].strip()  # "PEP 690 – Lazy Imports"
     if re.match(r"(?:to|for|with|on|in|by|at|from)\b", words, re.IGNORECASE):
         return None  # "declined to comment": no item, a complement
+    if _QUANTIFIED.match(words):
+        return None  # "accepted a few PRs": some of a kind, no item named
     return words if re.search(r"[A-Za-z0-9]", words) else None  # "accepted 🎉": no item
 
+
+_QUANTIFIED = re.compile(
+    r"(?:a few|a couple(?: of)?|a number of|a lot of|lots of|some|several|many|most|few|all"
+    r"|any|both|other|more)\b",
+    re.IGNORECASE,
+)
 
 _AGENDA_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[a-z][.)])\s+", re.IGNORECASE)
 _AGENDA_TAIL = re.compile(r"\s*(?:\([^)]*\)|\[[^\]]*\])\s*$|\s*,\s*[A-Z][^,]*(?:/[^,]*)?$")

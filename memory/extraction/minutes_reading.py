@@ -86,7 +86,7 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         if decision.item is not None and decision.item.lower() not in _PRONOUNS:
             if (
                 decision.status != "postponed"
-                and not _NAMES_WORK.search(decision.item)
+                and not _NAMES_WORK.search(_DETERMINER.sub("", decision.item))
                 and not names_work(decision.item)
             ):
                 continue  # "We accepted the risk": what is accepted must be work
@@ -364,6 +364,7 @@ def parent_item(passage: Passage) -> ExtractedEntity | None:
 
 _ACTION_ITEM = re.compile(r"\baction items?\b", _I)
 """A line that says someone has an action item ("I have an action item to help …")."""
+_DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|our|their)\s+", _I)
 _NAMES_WORK = re.compile(r"zzref\d+zz|[A-Z0-9]")
 """An item decided on by a name or an identifier ("PEP 655", "#386", "5 ECMA … specs")."""
 _DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")

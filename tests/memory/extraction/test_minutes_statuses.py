@@ -68,3 +68,43 @@ def test_a_decision_on_a_reference_is_on_the_reference_not_what_it_applies_to() 
     assert len(facts) == 1
     ((item, status),) = facts
     assert "python/steering-council#196" in item and status == "Approved"
+
+
+# ------------------------------------------------- what is no decision on an item
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Clients agreed on the gas limit.",  # who agreed, on what
+        "Most people agreed.",  # people agree; nothing is decided on an item
+        "Danny approved.",  # someone approving, not an item approved
+        "The earlier version was rejected in 2019 but is now back.",  # no named item
+        "Tim said the team accepted a few PRs last week.",  # some PRs, none named
+    ],
+)
+def test_agreement_by_people_or_a_decision_on_no_named_item_gives_no_status(line: str) -> None:
+    """Under an agenda item the sentence names none of these either: the item above is not
+    what they are about."""
+    assert statuses(f"### EIP-4844\n- {line}\n") == set()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # ethpm-allcoredevs-el-meetings-meeting-115-s8: a row of the decisions table
+        (
+            "| **Decision 2**   | London testnet fork blocks agreed, Tim to document | "
+            "[1:01:29](https://youtu.be/XYhN26UrJ5o?t=3689) |",
+            ("London Testnet Fork Blocks", "Accepted"),
+        ),
+        # cpc-meetings (openjs-cpc): the item with the decision's participle
+        (
+            "* 5 ECMA JavaScript related specs approved today",
+            ("5 ECMA JavaScript related specs", "Approved"),
+        ),
+        ("- The SC accepted PEP 655.", ("PEP 655", "Accepted")),
+    ],
+)
+def test_a_named_item_decided_keeps_its_status(line: str, expected: tuple[str, str]) -> None:
+    assert statuses(f"{line}\n") == {expected}
