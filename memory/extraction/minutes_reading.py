@@ -33,6 +33,7 @@ from memory.extraction.responsibility import (
     asked_to,
     find_responsibility,
     names_activity,
+    role_owners,
     served_work,
     work_under_way,
 )
@@ -179,6 +180,12 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
             with r.readings.running("team_work"):
                 r.fact(r.heading_agent, RESPONSIBLE_FOR, item, clause)
         return
+    if (owners := role_owners(r.masked.text)) and not in_action_section(
+        passage.headings, passage.parents
+    ):
+        # "Owner: nikomatsakis" under an item: the people the role names own it
+        _own_item_above(r, owners, sentence, passage)
+        return
     commitment = None
     if in_action_section(passage.headings, passage.parents):
         # "### Action items" / "- Tim: share the testnet schedule": every line is one
@@ -205,6 +212,20 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
                     r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
         return
     _take_on(r, commitment, text, sentence, passage)
+
+
+@reading("role")
+def _own_item_above(r: _Reader, owners: list[str], sentence: str, passage: Passage) -> None:
+    """The people a role line names ("Owner: X", "Champion: Y") are responsible for the item it
+    sits under: a reference above, else the list item's or the heading's agenda item."""
+    item = r.context or (
+        None if _names_a_team(r.heading_agent) else parent_item(passage) or agenda_item(r, passage)
+    )
+    if item is None or item.type != "WorkItem":
+        return
+    clause = r._bare_clause(sentence)
+    for person in _committed(r, " and ".join(owners), clause, labelled=True):
+        r.fact(person, RESPONSIBLE_FOR, item, clause)
 
 
 def _take_on(

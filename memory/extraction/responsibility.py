@@ -230,3 +230,28 @@ def work_under_way(line: str) -> str | None:
         return None
     work = _WORK_END.sub("", found["work"] or found["work2"]).strip(" .")
     return work or None
+
+
+_ROLE_FIELD = re.compile(
+    r"^\W*(?:owners?|champions?|liaisons?|shepherds?|leads?|assignees?|assigned(?: to)?"
+    r"|point of contact|poc|dri|driver|responsible|volunteers?)\W*\s*[:\-–—]\s*"
+    r"(?P<who>(?:zzref\d+zz|@?[A-Za-z][\w.'’-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*)"
+    r"(?:zzref\d+zz|@?[A-Za-z][\w.'’-]*))*)\W*$",
+    re.IGNORECASE,
+)
+"""A line that names who owns the item it sits under: "Owner: nikomatsakis", "Champion:
+Josh", "Owners: Josh and Niko", "Liaison: @scottmcm"."""
+
+
+def role_owners(line: str) -> list[str]:
+    """The people a role line names (``_ROLE_FIELD``), in order; none when the line is no role
+    line or names nobody ("Owner: TBD", "Champion: none")."""
+    found = _ROLE_FIELD.match(line.strip())
+    if found is None:
+        return []
+    names = [n for n in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*", found["who"]) if n]
+    if any(
+        n.lower() in {"tbd", "none", "nobody", "n/a", "na", "unknown", "us", "we"} for n in names
+    ):
+        return []
+    return names

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memory.extraction.minutes import action_item_line, in_action_section
-from memory.extraction.responsibility import asked_to
+from memory.extraction.responsibility import asked_to, role_owners
 from memory.extraction.rules import extract_with_rules
 
 REFERENCE_TIME = datetime(2023, 6, 5, tzinfo=UTC)
@@ -161,3 +161,36 @@ def test_a_lower_case_handle_before_a_colon_owns_an_action_item() -> None:
         "AI - scottmcm to write an RFC for the lint"
     )
     assert action_item_line("note: write an RFC for the lint") is None
+
+
+# ------------------------------------------------------------------- role lines
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("- Owner: nikomatsakis", {("nikomatsakis", "Stabilize let-else (rust#93628)")}),
+        ("- Champion: Josh", {("Josh", "Stabilize let-else (rust#93628)")}),
+        (
+            "- Owners: Josh and Niko",
+            {
+                ("Josh", "Stabilize let-else (rust#93628)"),
+                ("Niko", "Stabilize let-else (rust#93628)"),
+            },
+        ),
+    ],
+)
+def test_a_role_line_under_an_item_makes_its_people_responsible_for_it(
+    line: str, expected: set[tuple[str, str]]
+) -> None:
+    assert responsibilities(f'### "Stabilize let-else" rust#93628\n{line}\n') == expected
+
+
+@pytest.mark.parametrize("line", ["- Owner: TBD", "- Champion: none", "- Lead: the team"])
+def test_a_role_line_that_names_nobody_gives_nothing(line: str) -> None:
+    assert responsibilities(f'### "Stabilize let-else" rust#93628\n{line}\n') == set()
+
+
+def test_a_role_line_needs_an_item_above_it() -> None:
+    assert role_owners("Owner: nikomatsakis") == ["nikomatsakis"]
+    assert responsibilities("### Notes\n- Owner: nikomatsakis\n") == set()
