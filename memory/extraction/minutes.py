@@ -104,6 +104,26 @@ _WAIT_UNTIL_NEXT = re.compile(
     r"(?:time|week|meeting|call|month|session)\b",
     re.IGNORECASE,
 )
+_MOVED_TO_NEXT = re.compile(
+    r"^(?:moving|moved|move|punted|punting|pushed|pushing|bumped|carried over|carry over)"
+    r"\s+(?:it\s+|this\s+|that\s+)?(?:to|until)\s+(?:the\s+)?next\s+"
+    r"(?:meeting|week|call|time|session|month)\b",
+    re.IGNORECASE,
+)
+"""A deferral said as a move: "Moving to next meeting", "Punted to next week"."""
+_CONSENSUS_TO = re.compile(
+    r"^(?:there\s+(?:was|is)\s+|we\s+(?:have|had|reached)\s+)?(?:rough\s+|general\s+)?"
+    r"consensus\s+to\s+(?P<verb>move forward|proceed|[a-z]+)\b(?:\s+with)?(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+"""A decision said as the group's consensus, the clause's whole subject: "Consensus to merge";
+never inside another clause ("we're waiting for consensus to merge it")."""
+_NO_OBJECTIONS = re.compile(
+    r"^(?:there\s+(?:were|was|are)\s+)?no\s+(?:objections?|opposition|concerns?)"
+    r"(?:\s+(?:raised|heard|voiced))?(?:\s+(?:so|thus|therefore)\s+\w+)?\W*$",
+    re.IGNORECASE,
+)
+"""Consent as the minutes write it (GUIDE §9): "No objections", "No objections heard"."""
 _POLL_PASSED = re.compile(
     r"^(?:the\s+)?(?:(?:unanimous|consent|consensus|phase \d+)\s+)*(?:poll|vote|proposal|motion)"
     r"\s+(?:has\s+|have\s+)?(?:passe[sd]|carried|succeeded)\b",
@@ -213,8 +233,15 @@ def find_decisions(text: str) -> list[Decision]:
 
 
 def _decision(clause: str, *, after_poll: bool) -> Decision | None:
-    if _WAIT_UNTIL_NEXT.search(clause):
+    if _WAIT_UNTIL_NEXT.search(clause) or _MOVED_TO_NEXT.match(clause):
         return Decision(POSTPONED, None)  # "Will wait until next time when we have Brian"
+    if _NO_OBJECTIONS.match(clause):
+        return Decision(ACCEPTED, None)  # GUIDE §9: "No objections" is a poll that passes
+    consensus = _CONSENSUS_TO.match(clause)
+    if consensus is not None:
+        verb = consensus["verb"].lower()
+        status = _AGREED_TO.get(verb) or _DECISION_LEMMAS.get(lemma(verb))
+        return Decision(status, _item(consensus["rest"])) if status else None
     if _POLL_PASSED.match(clause):
         return Decision(ACCEPTED, None)
     advances = _ADVANCES.match(clause)

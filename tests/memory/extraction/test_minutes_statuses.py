@@ -108,3 +108,37 @@ def test_agreement_by_people_or_a_decision_on_no_named_item_gives_no_status(line
 )
 def test_a_named_item_decided_keeps_its_status(line: str, expected: tuple[str, str]) -> None:
     assert statuses(f"{line}\n") == {expected}
+
+
+# ----------------------------------------------- consent, consensus and moves (GUIDE §9)
+
+ITEM = "* Update the charter [#123](https://github.com/openjs-foundation/cross-project-council/issues/123)\n"
+ITEM_NAME = "Update the charter (openjs-foundation/cross-project-council#123)"
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        ("No objections", "Accepted"),
+        ("There were no objections", "Accepted"),
+        ("No objections, so approved", "Accepted"),
+        ("Consensus to merge", "Approved"),
+        ("Moving to next meeting", "Postponed"),
+    ],
+)
+def test_consent_consensus_and_a_move_to_the_next_meeting_decide_the_item_above(
+    line: str, status: str
+) -> None:
+    assert statuses(f"{ITEM}  * {line}\n") == {(ITEM_NAME, status)}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No consensus to merge",
+        "And we are waiting for consensus to merge it",
+        "We will not move to next meeting",
+    ],
+)
+def test_no_consensus_or_a_consensus_awaited_decides_nothing(line: str) -> None:
+    assert statuses(f"{ITEM}  * {line}\n") == set()
