@@ -516,6 +516,13 @@ class Commitment:
     """The verb and what follows it as written ("reach out to the board")."""
 
 
+_SPOKEN_FILLER = re.compile(
+    r"^(?:(?:yeah|yes|yep|ok|okay|so|right|alright|um+|uh+|well|sure|cool|great|and so)"
+    r"(?:,\s*|\s+))+(?=I\b|I'|we\b)",
+    re.IGNORECASE,
+)
+"""A transcript's spoken openers before a first-person commitment ("Yeah, so I will …",
+"Okay so I'll …"): no part of its subject."""
 _ACTION_LABEL = re.compile(
     r"^\W*(?:action items?|actions?|ai|todo|next steps?)\W*(?:\([^)]*\))?\s*[:\-–]\W*\s*", re.I
 )
@@ -594,6 +601,7 @@ def find_commitment(text: str) -> Commitment | None:
     question, a negation ("will not"), or a verb that commits to no work ("will be", "to
     see")."""
     text = _SPEAKER.sub("", text.strip(), count=1)  # "DS: …": who speaks is no subject
+    text = _SPOKEN_FILLER.sub("", text, count=1)  # "Yeah, so I will write up …"
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())

@@ -194,3 +194,21 @@ def test_a_role_line_that_names_nobody_gives_nothing(line: str) -> None:
 def test_a_role_line_needs_an_item_above_it() -> None:
     assert role_owners("Owner: nikomatsakis") == ["nikomatsakis"]
     assert responsibilities("### Notes\n- Owner: nikomatsakis\n") == set()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "**Tim Beiko**: So I will write up an EIP for the blob fee.",
+        "**Tim Beiko**: Yeah, so I will write up a spec for the blob fee.",
+    ],
+)
+def test_a_speakers_spoken_openers_are_no_part_of_the_commitment(line: str) -> None:
+    """Under an item a reference names (EIP-4844), a speaker's "I will write up …" is theirs
+    however the transcript opens it."""
+    assert responsibilities(f"## EIP-4844\n{line}\n") == {("Tim Beiko", "EIP-4844")}
+
+
+def test_a_speakers_negated_commitment_after_openers_gives_nothing() -> None:
+    line = "**Tim Beiko**: Yeah, so I will not write up a spec for the blob fee."
+    assert responsibilities(f"## EIP-4844\n{line}\n") == set()
