@@ -951,19 +951,24 @@ _ACTION_SECTION = re.compile(
 )
 """A heading or list label that makes every line under it an action item ("### Action items",
 "**Next steps:**", "AIs")."""
-_OWNER_FIRST = re.compile(
-    r"^(?P<who>(?:zzref\d+zz|[a-z][\w.-]*\d*(?=\s*:)|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)"
-    r"(?:(?:\s*,\s*|\s+and\s+"
-    r"|\s*[&+/]\s*)(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?))*)\s*(?::|\s[-–—])\s+"
-    r"(?P<action>[a-z].*)$"
-)
+_OWNER_FIRST = re.compile(r"^(?P<who>[^:()\[\]]{1,60}?)\s*(?::|\s[-–—])\s+(?P<action>[a-z].*)$")
 """An action item led by its owner: "Tim: share the testnet schedule", "@tim - open an issue"."""
 _OWNER_LAST = re.compile(
-    r"^(?P<action>[A-Z]?[a-z].*?)\s*(?:\((?P<who>@?[A-Z@][\w.'’ -]*(?:\s*(?:,|and|&|/)\s*@?"
-    r"[A-Z][\w.'’ -]*)*)\)|\s[-–—]\s+(?P<handle>zzref\d+zz(?:\s*(?:,|and|&)\s*zzref\d+zz)*))\W*$"
+    r"^(?P<action>[A-Z]?[a-z][^()]*?)\s*(?:\((?P<who>[^()]{1,60})\)|\s[-–—]\s+(?P<handle>[^-–—]{1,60}))"
+    r"\W*$"
 )
 """An action item with its owner after it: "Share the testnet schedule (Tim)", "Open an issue
 - @tim"."""
+_OWNER_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*")
+_OWNER_NAME = re.compile(r"zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?")
+_HANDLE_NAME = re.compile(r"zzref\d+zz")
+
+
+def _owners(words: str, name: re.Pattern[str]) -> bool:
+    """Whether words are one or more names joined by commas, "and", "&" or "/" — checked name
+    by name, so that no pattern backtracks over a long line."""
+    names = [n for n in _OWNER_SPLIT.split(words.strip()) if n]
+    return bool(names) and len(names) <= 6 and all(name.fullmatch(n) for n in names)
 
 
 def in_action_section(headings: tuple[str, ...], parents: tuple[str, ...]) -> bool:
@@ -980,17 +985,16 @@ def action_item_line(text: str) -> str | None:
     when the line names no owner before or after the action."""
     line = text.strip(" *_.").removeprefix("[ ] ").removeprefix("[x] ").strip()
     first = _OWNER_FIRST.match(line)
-    if (
-        first is not None
-        and first["who"][0].islower()
-        and not first["who"].startswith("zzref")
-        and is_common_word(first["who"])
-    ):
-        first = None  # "note: …", "update: …": a label, no one's handle
     if first is not None:
-        return f"AI - {first['who']} to {first['action']}"
+        who = first["who"]
+        lower_handle = re.fullmatch(r"[a-z][\w.-]*", who) is not None and not is_common_word(who)
+        if lower_handle or _owners(who, _OWNER_NAME):
+            return f"AI - {who} to {first['action']}"
     last = _OWNER_LAST.match(line)
-    if last is not None:
+    if last is not None and (
+        (last["who"] is not None and _owners(last["who"], _OWNER_NAME))
+        or (last["handle"] is not None and _owners(last["handle"], _HANDLE_NAME))
+    ):
         who = last["who"] or last["handle"]
         action = last["action"]
         verb = action.split(" ", 1)[0]

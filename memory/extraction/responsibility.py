@@ -250,6 +250,8 @@ def role_owners(line: str) -> list[str]:
     if found is None:
         return []
     names = [n for n in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*", found["who"]) if n]
+    if len(names) > 6:
+        return []  # a list that long is no one's role
     if any(
         n.lower() in {"tbd", "none", "nobody", "n/a", "na", "unknown", "us", "we"} for n in names
     ):

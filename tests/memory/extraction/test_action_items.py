@@ -6,6 +6,7 @@ episode id; the others are the shapes minutes of any source use."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -212,3 +213,12 @@ def test_a_speakers_spoken_openers_are_no_part_of_the_commitment(line: str) -> N
 def test_a_speakers_negated_commitment_after_openers_gives_nothing() -> None:
     line = "**Tim Beiko**: Yeah, so I will not write up a spec for the blob fee."
     assert responsibilities(f"## EIP-4844\n{line}\n") == set()
+
+
+def test_a_long_line_of_names_is_read_in_bounded_time() -> None:
+    """The owner patterns check name by name: no line makes them backtrack."""
+    line = "Share the thing (" + "Aand and " * 60 + "x"
+    started = time.perf_counter()
+    assert action_item_line(line) is None
+    assert role_owners("Owner: a" + " and and" * 200 + "!") == []
+    assert time.perf_counter() - started < 1.0
