@@ -69,6 +69,7 @@ _ITEM_END = re.compile(
     r"|at (?:the )?meeting|by (?:the )?(?:board|sc|cpc|tsc|committee|council)|with|and)\b.*$",
     re.IGNORECASE,
 )
+_AFTER_REFERENCE = re.compile(r"^(zzref\d+zz)\s+(?:to|for|on|in|of|into)\s.*$")
 _BE_END = re.compile(r"\s+(?:was|were|is|are|has been|have been|been|got)$", re.IGNORECASE)
 _DISCUSSED = re.compile(
     r"^(?:(?:the|our)\s+)?(?:[\w-]+\s+){0,2}?discussed\s+(?P<about>.+)$", re.IGNORECASE
@@ -103,6 +104,26 @@ _WAIT_UNTIL_NEXT = re.compile(
     r"(?:time|week|meeting|call|month|session)\b",
     re.IGNORECASE,
 )
+_MOVED_TO_NEXT = re.compile(
+    r"^(?:moving|moved|move|punted|punting|pushed|pushing|bumped|carried over|carry over)"
+    r"\s+(?:it\s+|this\s+|that\s+)?(?:to|until)\s+(?:the\s+)?next\s+"
+    r"(?:meeting|week|call|time|session|month)\b",
+    re.IGNORECASE,
+)
+"""A deferral said as a move: "Moving to next meeting", "Punted to next week"."""
+_CONSENSUS_TO = re.compile(
+    r"^(?:there\s+(?:was|is)\s+|we\s+(?:have|had|reached)\s+)?(?:rough\s+|general\s+)?"
+    r"consensus\s+to\s+(?P<verb>move forward|proceed|[a-z]+)\b(?:\s+with)?(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+"""A decision said as the group's consensus, the clause's whole subject: "Consensus to merge";
+never inside another clause ("we're waiting for consensus to merge it")."""
+_NO_OBJECTIONS = re.compile(
+    r"^(?:there\s+(?:were|was|are)\s+)?no\s+(?:objections?|opposition|concerns?)"
+    r"(?:\s+(?:raised|heard|voiced))?(?:\s+(?:so|thus|therefore)\s+\w+)?\W*$",
+    re.IGNORECASE,
+)
+"""Consent as the minutes write it (GUIDE §9): "No objections", "No objections heard"."""
 _POLL_PASSED = re.compile(
     r"^(?:the\s+)?(?:(?:unanimous|consent|consensus|phase \d+)\s+)*(?:poll|vote|proposal|motion)"
     r"\s+(?:has\s+|have\s+)?(?:passe[sd]|carried|succeeded)\b",
@@ -118,6 +139,10 @@ _PARTICIPLE = re.compile(
     r"(?P<rest>.*)$",
     re.IGNORECASE,
 )
+_AGREED_ON = re.compile(r"^\s*(?:on|upon|to|with|that)\b", re.IGNORECASE)
+_PERSON_LIKE = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)?")
+"""A subject written as a person's name ("Danny", "Tim Beiko"): one who decides, no item;
+an item decided on has an identifier, an acronym or more words ("CSP", "PEP 655")."""
 _PARTICIPLE_REST = re.compile(
     r"^\s*(?:(?:today|yesterday|this week|last \w+|unanimously|as proposed|(?:in|at|on|by)\s.*)"
     r"\s*)?$",
@@ -145,8 +170,24 @@ _AGENT_WORDS = frozenset(
         "maintainers",
         "core",
         "i",
+        "people",
+        "folks",
+        "clients",
+        "teams",
+        "participants",
+        "attendees",
+        "devs",
+        "developers",
+        "implementers",
+        "implementors",
+        "editors",
+        "champions",
+        "reviewers",
+        "someone",
+        "nobody",
     }
 )
+"""Heads of subjects that name who decides or agrees ("The SC", "Most people", "Clients")."""
 _PRONOUN_ITEM = frozenset({"it", "this", "that", "them", "these"})
 
 
@@ -192,8 +233,15 @@ def find_decisions(text: str) -> list[Decision]:
 
 
 def _decision(clause: str, *, after_poll: bool) -> Decision | None:
-    if _WAIT_UNTIL_NEXT.search(clause):
+    if _WAIT_UNTIL_NEXT.search(clause) or _MOVED_TO_NEXT.match(clause):
         return Decision(POSTPONED, None)  # "Will wait until next time when we have Brian"
+    if _NO_OBJECTIONS.match(clause):
+        return Decision(ACCEPTED, None)  # GUIDE §9: "No objections" is a poll that passes
+    consensus = _CONSENSUS_TO.match(clause)
+    if consensus is not None:
+        verb = consensus["verb"].lower()
+        status = _AGREED_TO.get(verb) or _DECISION_LEMMAS.get(lemma(verb))
+        return Decision(status, _item(consensus["rest"])) if status else None
     if _POLL_PASSED.match(clause):
         return Decision(ACCEPTED, None)
     advances = _ADVANCES.match(clause)
@@ -229,6 +277,8 @@ def _decision(clause: str, *, after_poll: bool) -> Decision | None:
             and (not agent or _names_agent(agent))
         ):
             rest = decided["rest"].strip()
+            if _QUANTIFIED.match(rest):
+                return None  # "the team accepted a few PRs": no item to give the status to
             if rest.lower().startswith("by "):
                 return Decision(status, None)  # "Approved by board in meeting last Friday"
             return Decision(status, _item(rest), _about(decided["about"] or ""))
@@ -241,6 +291,10 @@ def _decision(clause: str, *, after_poll: bool) -> Decision | None:
         verb = participle["verb"].lower()
         if not _PARTICIPLE_REST.match(participle["rest"]):
             return None  # "clients agreed it's good": agreement with a claim, no decision
+        if verb == "agreed" and _AGREED_ON.match(participle["rest"]):
+            return None  # "Clients agreed on the gas limit": who agreed, on what
+        if _PERSON_LIKE.fullmatch(participle["item"].strip()):
+            return None  # "Danny approved.": someone who approved, not an item approved
         status = ACCEPTED if verb == "agreed" else _DECISION_LEMMAS[lemma(verb)]
         item = _item(participle["item"])
         if item is not None and item.lower() not in _PRONOUN_ITEM:
@@ -345,14 +399,23 @@ def _item(words: str) -> str | None:
     """The words naming the item of a decision: its title in parentheses, what follows it
     ("until after 3.12", "provided that …") and a decision noun ("a decision on this") off."""
     words = _PARENTHESES.sub("", words or "").strip(" .,:;*_")
+    words = _AFTER_REFERENCE.sub("", words)  # "approved <changes #196> to PEP 387": the reference
     words = _ITEM_END.sub("", f" {words}").strip(" .,:;*_")
     words = _BE_END.sub("", words).strip()
     words = _DECISION_NOUN.sub("", words).strip(" .,:;*_")
     words = re.split(r"\s+[-–—]\s+", words, maxsplit=1)[0].strip()  # "PEP 690 – Lazy Imports"
     if re.match(r"(?:to|for|with|on|in|by|at|from)\b", words, re.IGNORECASE):
         return None  # "declined to comment": no item, a complement
+    if _QUANTIFIED.match(words):
+        return None  # "accepted a few PRs": some of a kind, no item named
     return words if re.search(r"[A-Za-z0-9]", words) else None  # "accepted 🎉": no item
 
+
+_QUANTIFIED = re.compile(
+    r"(?:a few|a couple(?: of)?|a number of|a lot of|lots of|some|several|many|most|few|all"
+    r"|any|both|other|more)\b",
+    re.IGNORECASE,
+)
 
 _AGENDA_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*[.)]?|[a-z][.)])\s+", re.IGNORECASE)
 _AGENDA_TAIL = re.compile(r"\s*(?:\([^)]*\)|\[[^\]]*\])\s*$|\s*,\s*[A-Z][^,]*(?:/[^,]*)?$")
@@ -449,8 +512,17 @@ class Commitment:
     ongoing: bool = False
     """Work under way said without its "is" ("@darcyclarke planning kick-off meeting"): the
     person's only when it names work or the item above (``memory.extraction.responsibility``)."""
+    action: str = ""
+    """The verb and what follows it as written ("reach out to the board")."""
 
 
+_SPOKEN_FILLER = re.compile(
+    r"^(?:(?:yeah|yes|yep|ok|okay|so|right|alright|um+|uh+|well|sure|cool|great|and so)"
+    r"(?:,\s*|\s+))+(?=I\b|I'|we\b)",
+    re.IGNORECASE,
+)
+"""A transcript's spoken openers before a first-person commitment ("Yeah, so I will …",
+"Okay so I'll …"): no part of its subject."""
 _ACTION_LABEL = re.compile(
     r"^\W*(?:action items?|actions?|ai|todo|next steps?)\W*(?:\([^)]*\))?\s*[:\-–]\W*\s*", re.I
 )
@@ -529,6 +601,7 @@ def find_commitment(text: str) -> Commitment | None:
     question, a negation ("will not"), or a verb that commits to no work ("will be", "to
     see")."""
     text = _SPEAKER.sub("", text.strip(), count=1)  # "DS: …": who speaks is no subject
+    text = _SPOKEN_FILLER.sub("", text, count=1)  # "Yeah, so I will write up …"
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())
@@ -564,7 +637,7 @@ def find_commitment(text: str) -> Commitment | None:
     work = _OBJECT_STOP.split(f" {rest}", maxsplit=1)[0].strip(" .")
     # "a clearer guideline": a comparison says how the work should be, not which it is
     work = " ".join(w for w in work.split(" ") if tag(w) not in {"JJR", "JJS", "RBR"})
-    return Commitment(who, work, rest, labelled is not None)
+    return Commitment(who, work, rest, labelled is not None, action=verb + found["rest"])
 
 
 _WORK_NOUNS = frozenset(
@@ -867,3 +940,120 @@ def find_authored(text: str) -> Commitment | None:
             # "a blog post", "a pre-spec"; a bare "a release" or "a PR" names no one piece
             return Commitment(found["who"].strip(), work, rest, False)
     return None
+
+
+# ----------------------------------------------------------------------- action-item sections
+
+_ACTION_SECTION = re.compile(
+    r"^\W*(?:(?:new|open|follow[- ]up|decisions and)\s+)?(?:action items?|actions?(?: made)?"
+    r"|ais?|todos?|to-?dos?|next steps?|follow[- ]ups?|assignments?)\W*$",
+    re.IGNORECASE,
+)
+"""A heading or list label that makes every line under it an action item ("### Action items",
+"**Next steps:**", "AIs")."""
+_OWNER_FIRST = re.compile(r"^(?P<who>[^:()\[\]]{1,60}?)\s*(?::|\s[-–—])\s+(?P<action>[a-z].*)$")
+"""An action item led by its owner: "Tim: share the testnet schedule", "@tim - open an issue"."""
+_OWNER_LAST = re.compile(
+    r"^(?P<action>[A-Z]?[a-z][^()]*?)\s*(?:\((?P<who>[^()]{1,60})\)|\s[-–—]\s+(?P<handle>[^-–—]{1,60}))"
+    r"\W*$"
+)
+"""An action item with its owner after it: "Share the testnet schedule (Tim)", "Open an issue
+- @tim"."""
+_OWNER_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*")
+_OWNER_NAME = re.compile(r"zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?")
+_HANDLE_NAME = re.compile(r"zzref\d+zz")
+
+
+def _owners(words: str, name: re.Pattern[str]) -> bool:
+    """Whether words are one or more names joined by commas, "and", "&" or "/" — checked name
+    by name, so that no pattern backtracks over a long line."""
+    names = [n for n in _OWNER_SPLIT.split(words.strip()) if n]
+    return bool(names) and len(names) <= 6 and all(name.fullmatch(n) for n in names)
+
+
+def in_action_section(headings: tuple[str, ...], parents: tuple[str, ...]) -> bool:
+    """Whether a line sits in a list of action items: its nearest parent list item, else its
+    nearest heading, is an action-items label."""
+    for label in (*parents[-1:], *headings[-1:]):
+        return bool(_ACTION_SECTION.match(label.strip(" *_#:").split(":", 1)[0] + ":"))
+    return False
+
+
+def action_item_line(text: str) -> str | None:
+    """An action item of an action-items section as a labelled commitment ("AI: Tim to
+    share the testnet schedule"), whichever side of the action its owner is written on; None
+    when the line names no owner before or after the action."""
+    line = text.strip(" *_.").removeprefix("[ ] ").removeprefix("[x] ").strip()
+    first = _OWNER_FIRST.match(line)
+    if first is not None:
+        who = first["who"]
+        lower_handle = re.fullmatch(r"[a-z][\w.-]*", who) is not None and not is_common_word(who)
+        if lower_handle or _owners(who, _OWNER_NAME):
+            return f"AI - {who} to {first['action']}"
+    last = _OWNER_LAST.match(line)
+    if last is not None and (
+        (last["who"] is not None and _owners(last["who"], _OWNER_NAME))
+        or (last["handle"] is not None and _owners(last["handle"], _HANDLE_NAME))
+    ):
+        who = last["who"] or last["handle"]
+        action = last["action"]
+        verb = action.split(" ", 1)[0]
+        if lemma(verb.lower()) == verb.lower() and tag(verb.lower()) in {"VB", "VBP", "NN"}:
+            return f"AI - {who.strip()} to {action[0].lower()}{action[1:]}"
+        return None
+    if _COMMITMENT.match(line) is not None:
+        return f"AI - {line}"
+    return None
+
+
+# ------------------------------------------------------------- a status in a relative clause
+
+_RELATIVE_STATUS = re.compile(
+    r"^(?P<item>[^,;:]{3,80}?),\s+which\s+(?:(?:has|have)\s+(?:now\s+|also\s+)?been"
+    r"|(?:is|are|was|were)(?:\s+now)?(?P<near>\s+(?:almost|nearly|mostly))?)\s+"
+    r"(?P<status>[a-z]+)(?:\s+(?:today|yesterday|last \w+|this week|since|on|in|to)\b.*)?\W*$",
+    re.IGNORECASE,
+)
+"""A list item that names work and gives its status in a relative clause: "Fixes for the CLA
+bot, which have been deployed." (pysc-2023-08-21), "Updates to the CLA bot, which are almost
+complete." (pysc-2023-08-07)."""
+_RELATIVE_STATUSES = {
+    "deployed": "released",
+    "released": "released",
+    "shipped": "released",
+    "published": "released",
+    "merged": "merged",
+    "landed": "merged",
+    "fixed": "fixed",
+    "resolved": "resolved",
+    "reverted": "reverted",
+    "completed": "done",
+    "complete": "done",
+    "done": "done",
+    "finished": "done",
+    "accepted": "accepted",
+    "approved": "approved",
+    "rejected": "rejected",
+    "postponed": "postponed",
+    "deferred": "postponed",
+    "blocked": "blocked",
+    "stalled": "stalled",
+}
+_NOT_AN_ITEM = re.compile(r"^(?:it|this|that|they|we|he|she|which|there|here)\b", re.IGNORECASE)
+
+
+def relative_status(text: str) -> tuple[str, str] | None:
+    """The item and its status when a line is a noun phrase with a relative clause of status
+    (``_RELATIVE_STATUS``): "almost complete" is work in progress; a negation or a modal in
+    the clause states nothing ("which has not been merged" does not match)."""
+    found = _RELATIVE_STATUS.match(text.strip(" *_-"))
+    if found is None or _NOT_AN_ITEM.match(found["item"]):
+        return None
+    status = _RELATIVE_STATUSES.get(found["status"].lower())
+    if status is None:
+        return None
+    if found["near"]:
+        if status != "done":
+            return None  # "almost merged" says nothing of a state reached
+        status = "in progress"
+    return found["item"].strip(), status

@@ -12,27 +12,40 @@ from __future__ import annotations
 import re
 
 from memory.extraction import ExtractedEntity
+from memory.extraction.affiliations import find_memberships
 from memory.extraction.minutes import (
     Commitment,
+    action_item_line,
     agenda_topic,
     discussed_item,
     find_authored,
     find_commitment,
     find_decisions,
+    in_action_section,
     item_name,
     names_work,
+    relative_status,
     standup_item,
     standup_section,
 )
 from memory.extraction.readings import reading
-from memory.extraction.responsibility import find_responsibility, names_activity, served_work
+from memory.extraction.responsibility import (
+    asked_to,
+    find_responsibility,
+    names_activity,
+    role_owners,
+    served_work,
+    work_under_way,
+)
 from memory.extraction.rules import (
+    _ACTION_VERB,
     _BARE_CHANGES,
     _I,
     _NAMES_SPLIT,
     _NOT_AGENTS,
     _PARENTHETICAL,
     _PRONOUNS,
+    MEMBER_OF,
     PLACEHOLDER_REF,
     RESPONSIBLE_FOR,
     _Clause,
@@ -54,6 +67,7 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
     the sentence does not name is the one under discussion: the item above (a reference),
     else the agenda item its heading names ("Update on CSP integration")."""
     r.decided_item = None
+    _read_relative_status(r, sentence)
     decisions = find_decisions(r.masked.text)
     clause = r._bare_clause(sentence)
     discussed = discussed_item(r.masked.text)
@@ -61,8 +75,11 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         discussed is not None
         and r.masked.reference(discussed) is None
         and not (_DISCUSSED_WORK.match(discussed))
+        and not (names_work(discussed) and _noun_phrase(discussed) is not None)
     ):
-        discussed = None  # "discussed the state of …": only an item by its name is the topic
+        # "discussed the state of …": only an item by its name, or named work ("the GitHub
+        # Issues migration"), is the topic
+        discussed = None
     if discussed is not None:
         _decided(r, discussed, clause)  # what "it" means in the sentences after it
     for decision in decisions:
@@ -70,7 +87,7 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         if decision.item is not None and decision.item.lower() not in _PRONOUNS:
             if (
                 decision.status != "postponed"
-                and not _NAMES_WORK.search(decision.item)
+                and not _NAMES_WORK.search(_DETERMINER.sub("", decision.item))
                 and not names_work(decision.item)
             ):
                 continue  # "We accepted the risk": what is accepted must be work
@@ -80,6 +97,24 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
         if item is not None and item.type == "WorkItem":
             r.status(item, decision.status, clause, reported=False)
             r.decided_item = item
+
+
+def _read_relative_status(r: _Reader, sentence: str) -> None:
+    """ "Fixes for the CLA bot, which have been deployed.": the item its noun phrase names has
+    the status its relative clause says (``memory.extraction.minutes.relative_status``)."""
+    if r.own is not None and not r.own_is_section:
+        return  # a tracker's thread reads its own lines
+    found = relative_status(r.masked.text)
+    if found is None:
+        return
+    words, status = found
+    clause = r._bare_clause(sentence)
+    item = r.thing(words, clause)
+    if item is None and (phrase := _noun_phrase(words)) is not None:
+        item = ExtractedEntity(_display(phrase), "WorkItem")
+    if item is not None and item.type == "WorkItem":
+        with r.readings.running("relative_status"):
+            r.status(item, status, clause, reported=False)
 
 
 @reading("standup")
@@ -133,7 +168,30 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
     (GUIDE §8.1, §8.3). Not in a tracker's thread, whose own lines are read above."""
     if r.own is not None and not r.own_is_section:
         return
-    commitment = find_commitment(text)
+    reported_for = passage.headings[:-1] in r.team_reporters  # "### Parity" / "**Wei**"
+    if (_names_a_team(r.heading_agent) or (reported_for and r.heading_agent is not None)) and (
+        work := work_under_way(r.masked.text)
+    ) is not None:
+        # "### Parity" / "- doing some optimization work for the state transition"
+        assert r.heading_agent is not None
+        clause = r._bare_clause(sentence)
+        item = r.thing(work, clause)
+        if item is not None and item.type == "WorkItem":
+            with r.readings.running("team_work"):
+                r.fact(r.heading_agent, RESPONSIBLE_FOR, item, clause)
+        return
+    if (owners := role_owners(r.masked.text)) and not in_action_section(
+        passage.headings, passage.parents
+    ):
+        # "Owner: nikomatsakis" under an item: the people the role names own it
+        _own_item_above(r, owners, sentence, passage)
+        return
+    commitment = None
+    if in_action_section(passage.headings, passage.parents):
+        # "### Action items" / "- Tim: share the testnet schedule": every line is one
+        labelled = action_item_line(r.masked.text)
+        commitment = find_commitment(labelled) if labelled is not None else None
+    commitment = commitment or asked_to(text) or find_commitment(text)
     if commitment is None and (
         commitment := find_responsibility(text) or find_responsibility(sentence)
     ):  # the sentence: "The SC shared thoughts …, and will start on a doc" (text: the rest)
@@ -154,6 +212,20 @@ def read_commitment(r: _Reader, text: str, sentence: str, passage: Passage) -> N
                     r.fact(person, RESPONSIBLE_FOR, item, r._bare_clause(sentence))
         return
     _take_on(r, commitment, text, sentence, passage)
+
+
+@reading("role")
+def _own_item_above(r: _Reader, owners: list[str], sentence: str, passage: Passage) -> None:
+    """The people a role line names ("Owner: X", "Champion: Y") are responsible for the item it
+    sits under: a reference above, else the list item's or the heading's agenda item."""
+    item = r.context or (
+        None if _names_a_team(r.heading_agent) else parent_item(passage) or agenda_item(r, passage)
+    )
+    if item is None or item.type != "WorkItem":
+        return
+    clause = r._bare_clause(sentence)
+    for person in _committed(r, " and ".join(owners), clause, labelled=True):
+        r.fact(person, RESPONSIBLE_FOR, item, clause)
 
 
 def _take_on(
@@ -192,11 +264,40 @@ def _take_on(
     if item is None and not commitment.work:
         item = r.decided_item  # "London testnet fork blocks agreed, Tim to document"
     if item is None:
-        item = r.context or (agenda_item(r, passage) if commitment.labelled else None)
+        item = r.context
+    if (
+        item is None
+        and not _names_a_team(r.heading_agent)  # "### Prysm": a team's update, no agenda item
+        and (commitment.labelled or asked_to_act(commitment))
+    ):
+        # "Alex to update the spec" under "### Withdrawals": the action is on the agenda item
+        # it sits under, a list item's words first, else the heading's (GUIDE §8.1, §8.3)
+        item = parent_item(passage) or agenda_item(r, passage)
     if item is None or item.type != "WorkItem":
         return
     for person in people:
         r.fact(person, RESPONSIBLE_FOR, item, clause)
+
+
+def _names_a_team(agent: ExtractedEntity | None) -> bool:
+    """Whether the heading over a line is a team's name ("### Prysm", no word of English),
+    not a topic the heading reader also takes for one ("### Withdrawals")."""
+    return agent is not None and not all(
+        is_common_word(word.lower()) for word in agent.name.split(" ")
+    )
+
+
+def asked_to_act(commitment: Commitment) -> bool:
+    """Whether a commitment is an action item by its grammar: someone named (not the line's
+    "I", whose talk in a transcript plans as often as it commits) asked to do one of the
+    actions minutes assign ("Alex to update the spec", "Michael will reach out to the
+    board")."""
+    who = commitment.who.strip()
+    return (
+        bool(who)
+        and who.lower() not in {"i", "we", "you", "they"}
+        and _ACTION_VERB.match(f" {commitment.action}") is not None
+    )
 
 
 def _committed(r: _Reader, who: str, clause: _Clause, *, labelled: bool) -> list[ExtractedEntity]:
@@ -284,6 +385,7 @@ def parent_item(passage: Passage) -> ExtractedEntity | None:
 
 _ACTION_ITEM = re.compile(r"\baction items?\b", _I)
 """A line that says someone has an action item ("I have an action item to help …")."""
+_DETERMINER = re.compile(r"^(?:the|a|an|this|that|these|those|our|their)\s+", _I)
 _NAMES_WORK = re.compile(r"zzref\d+zz|[A-Z0-9]")
 """An item decided on by a name or an identifier ("PEP 655", "#386", "5 ECMA … specs")."""
 _DISCUSSED_WORK = re.compile(r"^(?:[A-Z]{2,6}[- ]?\d+|(?:the )?[A-Z][\w-]*(?: [A-Z][\w-]*){0,3})$")
@@ -297,7 +399,25 @@ _REFERS_BACK = re.compile(
 PEP", "comment on that issue")."""
 _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
-    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening)\W*)$",
+    r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening"
+    r"|next steps?|follow[- ]ups?|todos?)\W*)$",
     _I,
 )
 """Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
+
+
+@reading("membership")
+def read_memberships(r: _Reader, sentence: str) -> None:
+    """A person named with their organisation beside them — "Alex (Teku)", "Michael
+    Droetboom, manager of Microsoft's Faster CPython team", "welcomed Emily to the SC"
+    (``memory.extraction.affiliations``): the person is a member of it. Only in notes, never
+    in a tracker's thread or a customer's message ("Docker (WSL)" names a product's part)."""
+    if (r.own is not None and not r.own_is_section) or r.author is not None:
+        return
+    for found in find_memberships(r.masked.text, lambda w: _names_a_person(w, bare=True)):
+        r.fact(
+            ExtractedEntity(found.person, "Person"),
+            MEMBER_OF,
+            ExtractedEntity(found.team, "Team"),
+            r._bare_clause(sentence),
+        )

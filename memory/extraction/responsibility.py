@@ -169,3 +169,91 @@ def commits_to_work(modal: str, after: str) -> bool:
         return False
     verb = re.match(r"\s*([A-Za-z]+)", rest)
     return verb is None or verb.group(1).lower() not in NO_WORK_VERBS
+
+
+_ASKED = re.compile(
+    r"(?<![\w'])(?:asked|tasked|assigned|requested|invited|charged)\s+"
+    r"(?P<who>(?:the\s+)?@?[A-Z][\w.'’-]*(?:(?: |\s*,\s*|\s+and\s+|\s*&\s*)@?[A-Z][\w.'’-]*){0,3})"
+    r"\s+(?:with\s+)?to\s+(?P<action>[a-z].*)$"
+)
+"""Someone given the work by the meeting: "… has asked the Developer-in-Residence to take on
+some of the work for it" (pysc-2022-01-10), "The group asked Tim to draft the timeline"."""
+_WAS_ASKED = re.compile(
+    r"^(?P<who>@?[A-Z][\w.'’-]*(?:(?: |\s*,\s*|\s+and\s+|\s*&\s*)@?[A-Z][\w.'’-]*){0,3})"
+    r"\s+(?:was|were|has been|have been|got)\s+(?:asked|tasked|assigned|charged)\s+"
+    r"(?:with\s+)?to\s+(?P<action>[a-z].*)$"
+)
+"""The same in the passive: "Tim was asked to write up the EIP"."""
+_DECLINED_BEFORE = re.compile(r"\b(?:not|never|n't|no one|nobody)\b", re.IGNORECASE)
+
+
+def asked_to(line: str) -> Commitment | None:
+    """The commitment of someone asked or tasked to do work (``_ASKED``, ``_WAS_ASKED``): the
+    person asked takes it on, as in an action item; never under a hypothetical ("if we asked
+    Tim to …") or a negation ("was not asked to")."""
+    if _HYPOTHETICAL.search(line):
+        return None
+    found = _ASKED.search(line) or _WAS_ASKED.match(line)
+    if found is None or _DECLINED_BEFORE.search(line[: found.start("action")]):
+        return None
+    who = re.sub(r"^the\s+", "", found["who"]).strip(" ,")
+    return find_commitment(f"AI - {who} to {found['action']}")
+
+
+_WORK_UNDER_WAY = re.compile(
+    r"^(?:(?:doing|did|started|starting|continued|continuing|continue|ongoing|more|some)\s+)"
+    r"(?:(?:some|more|the|a lot of|lots of|further|initial|\w+ing|\w+ion)\s+){0,2}work"
+    r"\s+(?:on|for|towards|toward|around)\s+(?P<work>.+)$"
+    r"|^work\s+(?:has\s+)?(?:started|starts|continues|continued|continuing|ongoing|began|begun)"
+    r"\s+(?:on|towards|toward|for)\s+(?P<work2>.+)$",
+    re.IGNORECASE,
+)
+"""A team update's line that says work is under way on something, without a subject: "doing
+some optimization work for the Beacon chain state transition implementation"
+(ethpm-allcoredevs-cl-meetings-call-028-s11, under "### Parity"), "Work started towards a peer
+reputation system." (ethpm-allcoredevs-cl-meetings-call-035-s11, under "## 2.1—Lighthouse"),
+"Continued work on the slasher"."""
+_WORK_END = re.compile(
+    r"\s*(?:[,;(:]|\s[-–—]\s|\s(?:to|so|so that|because|which|that|as well|and hopefully)\b).*$",
+    re.IGNORECASE,
+)
+
+
+def work_under_way(line: str) -> str | None:
+    """The work a subjectless line of a team's update says is under way (``_WORK_UNDER_WAY``),
+    or None; never a question, a hypothetical or a negation."""
+    text = line.strip(" *_-.")
+    if not text or _QUESTION.search(text) or _HYPOTHETICAL.search(text):
+        return None
+    found = _WORK_UNDER_WAY.match(text)
+    if found is None:
+        return None
+    work = _WORK_END.sub("", found["work"] or found["work2"]).strip(" .")
+    return work or None
+
+
+_ROLE_FIELD = re.compile(
+    r"^\W*(?:owners?|champions?|liaisons?|shepherds?|leads?|assignees?|assigned(?: to)?"
+    r"|point of contact|poc|dri|driver|responsible|volunteers?)\W*\s*[:\-–—]\s*"
+    r"(?P<who>(?:zzref\d+zz|@?[A-Za-z][\w.'’-]*)(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*)"
+    r"(?:zzref\d+zz|@?[A-Za-z][\w.'’-]*))*)\W*$",
+    re.IGNORECASE,
+)
+"""A line that names who owns the item it sits under: "Owner: nikomatsakis", "Champion:
+Josh", "Owners: Josh and Niko", "Liaison: @scottmcm"."""
+
+
+def role_owners(line: str) -> list[str]:
+    """The people a role line names (``_ROLE_FIELD``), in order; none when the line is no role
+    line or names nobody ("Owner: TBD", "Champion: none")."""
+    found = _ROLE_FIELD.match(line.strip())
+    if found is None:
+        return []
+    names = [n for n in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*[&+/]\s*", found["who"]) if n]
+    if len(names) > 6:
+        return []  # a list that long is no one's role
+    if any(
+        n.lower() in {"tbd", "none", "nobody", "n/a", "na", "unknown", "us", "we"} for n in names
+    ):
+        return []
+    return names

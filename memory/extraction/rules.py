@@ -1202,6 +1202,7 @@ class _Reader:
         if self._read_tracker_lines(text, sentence):
             return
         self._read_affiliations(text, sentence)
+        minutes_reading.read_memberships(self, sentence)
         minutes_reading.read_decisions(self, sentence, passage)
         if self.context is not None:
             # "Niko would like to see a full matrix (Niko to comment)": the aside is an action

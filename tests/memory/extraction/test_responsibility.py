@@ -16,6 +16,7 @@ from memory.extraction.responsibility import (
     names_activity,
     served_work,
     shared_subject,
+    work_under_way,
 )
 from memory.extraction.rules import extract_with_rules
 
@@ -171,3 +172,45 @@ def test_verbs_of_meeting_and_talking_commit_to_no_work() -> None:
 def test_a_question_is_no_commitment() -> None:
     """wasm-cg-main-2021-cg-06-22-s13."""
     assert find_responsibility("FM: What’s the action item that we would be taking?") is None
+
+
+# ------------------------------------------------------- a team update's work under way
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # ethpm-allcoredevs-cl-meetings-call-035-s11 (ethereum-pm)
+        (
+            "## 2.1—Lighthouse\n\n- Work started towards a peer reputation system.\n",
+            {("Lighthouse", "Peer Reputation System")},
+        ),
+        # ethpm-allcoredevs-cl-meetings-call-028-s11 (ethereum-pm): a member reports for it
+        (
+            "### Parity\n\n**Wei**\n\n* doing some optimization work for the Beacon chain "
+            "state transition implementation\n",
+            {("Parity", "Beacon Chain State Transition Implementation")},
+        ),
+        ("### Prysm\n- Continued work on the slasher\n", {("Prysm", "Slasher")}),
+    ],
+)
+def test_work_under_way_in_a_teams_update_is_the_teams(
+    text: str, expected: set[tuple[str, str]]
+) -> None:
+    assert responsibilities(text) == expected
+
+
+def test_work_under_way_under_a_topic_heading_names_no_team() -> None:
+    assert responsibilities("### Withdrawals\n- Continued work on the slasher\n") == set()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Could we do some work on the slasher?",
+        "If we started work on the slasher, we would slip.",
+        "Work on the slasher would be nice",
+    ],
+)
+def test_work_under_way_is_never_a_question_or_a_hypothetical(line: str) -> None:
+    assert work_under_way(line) is None

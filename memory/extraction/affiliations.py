@@ -1,0 +1,103 @@
+"""Membership as minutes write it beside a name, in shapes the rules reader's "X of / from Y"
+(``rules._AFFILIATION``) does not read:
+
+* **the organisation in parentheses** — "Alex (Teku)", "**Terence (Prysm)**:", "Potuz (Prysm)
+  will write the spec PR" (corpus GUIDE §1 and §3: `MEMBER_OF` from "Alex (Teku)"): a person's
+  name, then one proper name in parentheses that is no common word, no time ("(23:51)"), no
+  role ("(release manager hat)") and no list ("(Guy Bedford, 15 minutes)");
+* **an appositive role of an organisation** — "Michael Droetboom, manager of Microsoft's Faster
+  CPython team" (pysc-2022-06-27), "Deb, our new PSF General Director" (pysc-2022-04-11): the
+  organisation is the proper name before the role, or after its "of";
+* **welcomed to** — "The SC welcomed Emily to the SC" (pysc-2022-12-19): a person welcomed to a
+  body joins it.
+
+Pure functions over a sentence's masked words; the reader (``minutes_reading``) records the
+facts. Nothing is read from a question, and the person's words must be names (no common word,
+``rules._names_a_person``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory.language.words import is_common_word
+
+_NAME = r"[A-Z][\w'’.-]+"
+_PERSON = rf"(?P<person>{_NAME}(?: {_NAME})?)"
+_IN_PARENTHESES = re.compile(
+    rf"(?:^|(?<=[\s*_]))\**{_PERSON}\**\s?\(\s*(?P<team>{_NAME}(?: {_NAME})?)\s*\)"
+)
+"""A person then their organisation in parentheses: "Alex (Teku)", "**Terence (Prysm)**"."""
+_ROLES = (
+    r"(?:manager|lead|leader|director|general director|executive director|head|chair|co-chair"
+    r"|member|engineer|developer|maintainer|contact|representative|liaison|cto|ceo|founder"
+    r"|co-founder|researcher|editor|coordinator|president)"
+)
+_APPOSITIVE_OF = re.compile(
+    rf"\b{_PERSON},\s+(?:the\s+|a\s+|our\s+|their\s+)?(?:new\s+|current\s+|former\s+)?"
+    rf"(?:[a-z-]+\s+)?{_ROLES}\s+(?:of|at|for)\s+(?:the\s+)?"
+    rf"(?P<team>{_NAME}(?:['’]s)?(?: {_NAME}){{0,3}}(?: team)?)"
+)
+"""A person, then their role of an organisation: "Michael Droetboom, manager of Microsoft's
+Faster CPython team"."""
+_APPOSITIVE_BEFORE = re.compile(
+    rf"\b{_PERSON},\s+(?:the\s+|our\s+|their\s+)?(?:new\s+|current\s+)?"
+    rf"(?P<team>[A-Z][A-Z0-9]{{1,6}}|{_NAME})\s+(?:{_NAME}\s+)?(?i:{_ROLES})\b"
+)
+"""A person, then the organisation named before their role: "Deb, our new PSF General
+Director"."""
+_WELCOMED = re.compile(
+    rf"\bwelcomed\s+{_PERSON}\s+(?:to|into)\s+(?:the\s+)?(?P<team>[A-Z][A-Z0-9]{{1,6}}"
+    rf"|{_NAME}(?: {_NAME}){{0,2}})\b"
+)
+"""A person welcomed to a body: "The SC welcomed Emily to the SC"."""
+_TIME_OR_NUMBER = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class Membership:
+    person: str
+    team: str
+
+
+def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[Membership]:
+    """The memberships a sentence states in the shapes of the module docstring.
+    ``names_a_person`` says whether a word is a name (the reader's lexicon check)."""
+    if text.rstrip().endswith("?"):
+        return []
+    found: list[Membership] = []
+    for pattern in (_IN_PARENTHESES, _APPOSITIVE_OF, _APPOSITIVE_BEFORE, _WELCOMED):
+        for match in pattern.finditer(text):
+            person = match["person"].strip("*_ ")
+            team = _team_name(match["team"])
+            words = person.split(" ")
+            if len(words) > 1 and not names_a_person(words[0]):
+                words = words[1:]  # "Welcomed Deb, our new …": the verb before the name
+            person = " ".join(words)
+            if team is None or not all(names_a_person(w) for w in words):
+                continue
+            if pattern is _IN_PARENTHESES and not _organisation(team):
+                continue
+            if team.lower() == person.lower():
+                continue
+            found.append(Membership(person, team))
+    return found
+
+
+def _team_name(words: str) -> str | None:
+    """The organisation's name: a possessive's owner left off when a team follows it
+    ("Microsoft's Faster CPython team" → "Faster CPython team")."""
+    words = words.strip(" .,")
+    if "'s " in words or "’s " in words:
+        words = re.split(r"['’]s ", words, maxsplit=1)[1]
+    return words or None
+
+
+def _organisation(name: str) -> bool:
+    """Whether words in parentheses after a name are an organisation: proper names, no common
+    word ("(Yes)", "(Chair)"), no time or number ("(23:51)")."""
+    if _TIME_OR_NUMBER.search(name):
+        return False
+    return all(not is_common_word(word.lower()) for word in name.split(" "))
