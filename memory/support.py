@@ -145,13 +145,17 @@ def with_thread(extraction: Extraction, author: str, url: str, text: str = "", *
     of the thread is read (``memory.extraction.support_threads``: the thread ``DUPLICATE_OF``
     another, ``HAS_STATUS closed``), never that the writer reported the other thread.
     ``reporter`` false: an agent's message (the vendor's staff, ``Episode.author_role``) — what
-    it states of the thread is read, but its writing there reports nothing."""
+    it states of the thread is read, and its writing there reports nothing: the agent
+    ``ANSWERED`` in the thread, a participant whose reply joins the thread's messages
+    (``ANSWERED`` links as ``REPORTED``) without making the agent a customer who reported it."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
     if not reporter:
+        answered = ExtractedFact(author, "Person", "ANSWERED", thread, "WorkItem",
+                                 membership_sentence(author, thread))
         stated = read_thread_statements(text, thread) if text else []
-        return replace(extraction, facts=[*extraction.facts, *stated])
+        return replace(extraction, facts=[*extraction.facts, answered, *stated])
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
                          membership_sentence(author, thread))
     same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem",
@@ -170,9 +174,12 @@ def membership_sentence(author: str, thread: str, other: str | None = None) -> s
 
 
 def thread_membership(fact: ExtractedFact, author: str, url: str) -> bool:
-    """Whether the fact is only a message's membership of a thread (``with_thread``): metadata,
-    not a reading of its words."""
+    """Whether the fact is only a message's membership of a thread (``with_thread``: a
+    customer's ``REPORTED`` of it, an agent's ``ANSWERED`` in it): metadata, not a reading of
+    its words."""
     thread = thread_of(url) if url else None
+    if thread is not None and fact.relation == "ANSWERED" and fact.source == author:
+        return fact.sentence == membership_sentence(author, thread)
     return (thread is not None and fact.relation == "REPORTED" and fact.source == author
             and (fact.sentence == membership_sentence(author, thread) or (
                 fact.sentence == membership_sentence(author, thread, fact.target))))
