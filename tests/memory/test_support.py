@@ -347,6 +347,7 @@ def test_what_an_agent_says_of_the_thread_is_read_as_the_vendors_word() -> None:
     extraction = extract_episode(episode, default_ontology(), {}, model=False)
 
     assert [(f.source, f.relation, f.target) for f in extraction.facts] == [
+        ("dannyneira", "ANSWERED", "warpdotdev/warp#6305"),
         ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780")]
     assert extraction.author is not None and extraction.author.type == "Person"
     assert extraction.author.name == "dannyneira"
@@ -402,6 +403,69 @@ def test_a_support_thread_is_shown_by_its_title(graph, ingest) -> None:
 
     shown = " ".join(f"{o.name} {o.summary}" for o in Observation.objects.filter(graph=graph))
     assert "warpdotdev/warp#8587 “Web Site Login Loop”" in shown
+
+
+def test_an_agents_answer_in_a_thread_is_membership_that_cites_no_words() -> None:
+    from memory.support import thread_membership, with_thread
+
+    url = "https://github.com/acme/app/issues/12#issuecomment-3"
+    extraction = with_thread(Extraction(extractor="rules@1"), "lee", url,
+                             "Could you send us your logs?", reporter=False)
+
+    [answered] = extraction.facts
+    assert (answered.source, answered.relation, answered.target) == (
+        "lee", "ANSWERED", "acme/app#12")
+    assert answered.source_type == "Person"
+    assert thread_membership(answered, "lee", url)
+
+
+@pytest.mark.django_db
+def test_an_agents_reply_joins_its_threads_observation_as_a_participant_not_a_reporter(
+        graph, ingest) -> None:
+    # warp-8399 (Warp staff): "Would you mind sending your logs?" in a login thread
+    from memory.models import Entity, Observation
+    from memory.pipeline import run_pipeline
+
+    first, second = ("https://github.com/acme/app/issues/12",
+                     "https://github.com/acme/app/issues/30")
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "I can't log in since this morning."),
+         "url": first, "role": "customer"},
+        {**ticket(2, "lee", "support:acme/app",
+                  "Sorry to hear that. Would you mind sending your logs?"),
+         "url": f"{first}#issuecomment-4", "role": "agent"},
+        {**ticket(3, "sam", "support:acme/app", "Unable to log in on the desktop app."),
+         "url": second, "role": "customer"},
+    ])
+    run_pipeline(graph)
+
+    [observation] = Observation.objects.filter(graph=graph, status="active")
+    assert sorted(e.external_id for e in observation.episodes.all()) == ["t1", "t2", "t3"]
+    reporters = {report["reporter"] for issue in observation.structure["recurring"]["issues"]
+                 for report in issue["reports"]}
+    assert set(Entity.objects.filter(pk__in=reporters).values_list("name", flat=True)) == {
+        "kim", "sam"}  # lee answered in kim's thread, reporting nothing
+    assert "lee" not in observation.summary
+
+
+@pytest.mark.django_db
+def test_an_agents_answer_ends_when_the_thread_is_closed(graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url,
+         "role": "customer"},
+        {**ticket(2, "lee", "support:acme/app", "Could you send us your logs?"),
+         "url": f"{url}#issuecomment-3", "role": "agent"},
+        {**ticket(3, "lee", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": f"{url}#issuecomment-9", "role": "agent"},
+    ])
+    run_pipeline(graph)
+
+    answers = Fact.objects.filter(graph=graph, relation="ANSWERED", target__name="acme/app#12")
+    assert answers.exists() and all(f.invalid_at is not None for f in answers)
 
 
 @pytest.mark.django_db
