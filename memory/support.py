@@ -246,12 +246,20 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
 _TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
 
 
+# One problem the readings name two ways: a resource's amount said as a complaint ("hight
+# memory", "100% CPU": ``High Memory Usage``) and said by the symptom table's words ("memory
+# usage keeps growing": ``Memory Usage``) are one problem, as a support lead names it.
+_ONE_NAME = {"CPU Usage": "High CPU Usage", "Memory Usage": "High Memory Usage"}
+
+
 def problem_of(name: str, brand: str | None = None) -> str | None:
     """The canonical problem an issue's name states, its ticket number and brand aside:
     ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``. The
-    brand's own words name no area of it ("Docker stopped working")."""
+    brand's own words name no area of it ("Docker stopped working"); a problem the readings
+    name two ways has one name (``_ONE_NAME``)."""
     product = frozenset(re.findall(r"[a-z0-9]+", brand.lower())) if brand else frozenset()
-    return problem_name(_bare(name), product)
+    found = problem_name(_bare(name), product)
+    return _ONE_NAME.get(found, found) if found else found
 
 
 def _bare(name: str) -> str:

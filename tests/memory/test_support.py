@@ -488,3 +488,32 @@ def test_an_agent_closing_the_thread_ends_its_customers_reports(graph, ingest) -
     reports = Fact.objects.filter(graph=graph, relation="REPORTED")
     assert {f.source.name for f in reports} == {"kim"}
     assert all(f.invalid_at is not None for f in reports)
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("Docker uses too much memory", "High Memory Usage"),  # the symptom table's words
+    ("hight memory when warp was started", "High Memory Usage"),  # the amount, as a complaint
+    ("hyperkit uses a lot of cpu", "High CPU Usage"),
+    ("very high CPU utilisation", "High CPU Usage"),
+])
+def test_a_resources_amount_is_one_problem_however_the_readings_name_it(
+        name: str, problem: str) -> None:
+    from memory.support import problem_of
+
+    assert problem_of(name, "acme/app") == problem
+
+
+@pytest.mark.django_db
+def test_two_customers_naming_high_cpu_two_ways_are_one_recurring_issue(graph, ingest) -> None:
+    # dfm-1131 and dfm-3499 (dev): "very high CPU utilisation", "uses a lot of cpu"
+    from memory.models import Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "support:acme/app", "We see a very high CPU utilisation."),
+        ticket(2, "sam", "support:acme/app", "It uses a lot of CPU even when idle."),
+    ])
+    run_pipeline(graph)
+
+    [observation] = Observation.objects.filter(graph=graph, status="active")
+    assert sorted(e.external_id for e in observation.episodes.all()) == ["t1", "t2"]
