@@ -243,6 +243,15 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
     return _renamed(extraction, name)
 
 
+def is_the_brand(name: str, brand: str) -> bool:
+    """Whether a product's name is the brand's own (``Postman`` of
+    ``postmanlabs/postman-app-support``, ``Warp`` of ``warpdotdev/warp``): its words are all in
+    the brand's name."""
+    words = set(re.findall(r"[a-z0-9]+", name.lower()))
+    brand_words_ = set(re.findall(r"[a-z0-9]+", brand.lower()))
+    return bool(words) and words <= brand_words_
+
+
 _TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
 
 
@@ -286,7 +295,20 @@ def by_problem(extraction: Extraction, brand: str | None, *,
         canonical = problem_of(value, brand)
         return scoped(canonical, brand) if canonical else value
 
-    return _renamed(extraction, name)
+    return without_the_brand_itself(_renamed(extraction, name), brand)
+
+
+def without_the_brand_itself(extraction: Extraction, brand: str | None) -> Extraction:
+    """The extraction without its issues' ``AFFECTS`` of the brand itself ("Start Failures
+    affects Postman" at ``postmanlabs/postman-app-support``): what every problem of the brand's
+    queue affects tells no problem from another, and as a fact it would link them all
+    (``AFFECTS`` links by target). The reading keeps it (the extraction bench scores it); the
+    graph does not store it."""
+    if not brand:
+        return extraction
+    facts = [f for f in extraction.facts if not (
+        f.relation == "AFFECTS" and f.target_type == "Product" and is_the_brand(f.target, brand))]
+    return replace(extraction, facts=facts) if len(facts) != len(extraction.facts) else extraction
 
 
 def _renamed(extraction: Extraction, name: Callable[[str, str | None], str]) -> Extraction:

@@ -517,3 +517,60 @@ def test_two_customers_naming_high_cpu_two_ways_are_one_recurring_issue(graph, i
 
     [observation] = Observation.objects.filter(graph=graph, status="active")
     assert sorted(e.external_id for e in observation.episodes.all()) == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(("product", "brand", "itself"), [
+    ("Postman", "postmanlabs/postman-app-support", True),
+    ("Warp", "warpdotdev/warp", True),
+    ("Signal Desktop", "signalapp/Signal-Desktop", True),
+    ("Nimbus", "Nimbus", True),
+    ("Desktop App", "acme/app", False),
+    ("Sync", "Nimbus", False),
+])
+def test_a_product_named_as_its_brand_is_the_brand_itself(
+        product: str, brand: str, itself: bool) -> None:
+    from memory.support import is_the_brand
+
+    assert is_the_brand(product, brand) is itself
+
+
+def test_what_an_issue_does_to_the_brand_itself_links_no_problem_to_another() -> None:
+    # pm-3136 and pm-10800 (dev-extra): "Certificate Failures" and "Start Failures" each
+    # AFFECTS "Postman" — every problem of the Postman queue affects Postman
+    extraction = Extraction(
+        extractor="rules@1",
+        facts=[ExtractedFact("kim", "Customer", "REPORTED", "Certificate Failures", "Issue", "s"),
+               ExtractedFact("Certificate Failures", "Issue", "AFFECTS", "Postman", "Product",
+                             "s"),
+               ExtractedFact("Certificate Failures", "Issue", "AFFECTS", "Proxy Settings",
+                             "Product", "s")],
+        author=ExtractedEntity("kim", "Customer"))
+
+    from memory.support import by_problem
+
+    brand = "postmanlabs/postman-app-support"
+    stored = by_problem(scope_to_brand(extraction, brand), brand)
+
+    assert [(f.relation, f.target) for f in stored.facts] == [
+        ("REPORTED", "Certificate Failures (postmanlabs/postman-app-support)"),
+        ("AFFECTS", "Proxy Settings (postmanlabs/postman-app-support)")]
+
+
+@pytest.mark.django_db
+def test_two_problems_of_one_brand_both_affecting_the_brand_stay_two_observations(
+        graph, ingest) -> None:
+    from memory.models import Fact, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "Acme Corp", "zendesk:Nimbus", "Nimbus keeps crashing."),
+        ticket(2, "Globex", "zendesk:Nimbus", "It crashes every morning."),
+        ticket(3, "Initech", "zendesk:Nimbus", "Login fails in Nimbus."),
+        ticket(4, "Hooli", "zendesk:Nimbus", "We can't log in."),
+    ])
+    run_pipeline(graph)
+
+    assert not Fact.objects.filter(graph=graph, relation="AFFECTS", target__name="Nimbus")
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert sorted(groups) == [["t1", "t2"], ["t3", "t4"]]
