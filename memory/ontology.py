@@ -19,6 +19,12 @@ Each relation declares how it links episodes in the episode graph (DESIGN §4):
   two workstreams both ``DEPENDS_ON`` the auth refactor link, and so does the update saying the
   refactor itself waits on a security review (a chain is linked end to end);
 * ``none``   — generic relations and shared statuses link nothing.
+
+A ``target`` relation may link **as another** (``Relation.links_as``): its facts link episodes
+with that relation's facts at the same target, without being that relation. An agent (the
+vendor's staff) ``ANSWERED`` a support thread: their reply joins the thread's episodes, which
+link through their customers' ``REPORTED`` of it, yet the agent reported nothing — no customer
+is added, no report counted (``memory.engine.structure`` reads ``REPORTED`` only).
 """
 
 from __future__ import annotations
@@ -71,10 +77,12 @@ class ResolutionRule:
 
 
 # A work item done ends what waits on it; an issue resolved ends its reports and what it was seen
-# to affect or follow — so its recurring-issue observation retires instead of living on.
+# to affect or follow — so its recurring-issue observation retires instead of living on; a
+# thread closed ends its reports and its agents' answers in it.
 DEFAULT_RESOLUTION_RULES: tuple[ResolutionRule, ...] = (
     ResolutionRule("DEPENDS_ON", "target"),
     ResolutionRule("REPORTED", "target"),
+    ResolutionRule("ANSWERED", "target"),
     ResolutionRule("AFFECTS", "source"),
     ResolutionRule("PRECEDED_BY", "source"),
 )
@@ -91,6 +99,10 @@ class Relation:
     phrasings: tuple[str, ...] = ()
     reverse_names: tuple[str, ...] = ()
     """Names that mean this relation with source and target swapped (``BLOCKS``)."""
+    links_as: str = ""
+    """For a ``target`` relation: the relation whose signature its facts share (``ANSWERED``
+    links as ``REPORTED``: an agent's answer in a thread joins the thread's reports), so that
+    it links where that relation links without being it. Empty: its own."""
 
     @property
     def single_valued(self) -> bool:
@@ -124,6 +136,16 @@ class Ontology:
                 return relation.name, False
         return None
 
+    def linking(self) -> dict[str, str]:
+        """Relation name → how it links, as clustering reads it (``cluster_episodes``): its
+        mode, or ``target:<RELATION>`` for a ``target`` relation that links as another
+        (``Relation.links_as``)."""
+        return {
+            name: (f"{relation.linking}:{relation.links_as}"
+                   if relation.linking == "target" and relation.links_as else relation.linking)
+            for name, relation in self.relations.items()
+        }
+
     def linking_mode(self, relation: str) -> LinkingMode:
         rel = self.relations.get(relation)
         return rel.linking if rel else "none"
@@ -154,6 +176,7 @@ class Ontology:
                     "cardinality": r.cardinality,
                     "phrasings": list(r.phrasings),
                     "reverse_names": list(r.reverse_names),
+                    "links_as": r.links_as,
                 }
                 for r in self.relations.values()
             ],
@@ -217,6 +240,16 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         "target",
         phrasings=("reported", "reports", "is seeing", "hit", "ran into", "complained about"),
         reverse_names=("REPORTED_BY",),
+    ),
+    Relation(
+        "ANSWERED",
+        "A person (the vendor's staff: a support agent) answered in a ticket or thread: a "
+        "participant in it, never its reporter. Links with the thread's reports.",
+        ("Person", "Team"),
+        ("WorkItem",),
+        "target",
+        phrasings=("answered", "answered in", "replied in", "replied to"),
+        links_as="REPORTED",
     ),
     Relation(
         "AFFECTS",
@@ -337,6 +370,7 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
             else None,
             "reverse_names": tuple(n.upper() for n in spec["reverse_names"])
             if "reverse_names" in spec else None,
+            "links_as": spec["links_as"].strip().upper() if "links_as" in spec else None,
         }
         given = {k: v for k, v in fields_.items() if v is not None}
         if given.get("linking") not in (None, "pair", "target", "chain", "none"):
@@ -355,6 +389,7 @@ def build_ontology(overrides: dict[str, Any] | None) -> Ontology:
                 cardinality=given.get("cardinality", "many"),
                 phrasings=given.get("phrasings", ()),
                 reverse_names=given.get("reverse_names", ()),
+                links_as=given.get("links_as", ""),
             )
     # A status named in one set leaves the other: a graph may say that "closed" ends its items
     # without their being done, or that "incomplete" is how its team says done.

@@ -145,13 +145,17 @@ def with_thread(extraction: Extraction, author: str, url: str, text: str = "", *
     of the thread is read (``memory.extraction.support_threads``: the thread ``DUPLICATE_OF``
     another, ``HAS_STATUS closed``), never that the writer reported the other thread.
     ``reporter`` false: an agent's message (the vendor's staff, ``Episode.author_role``) — what
-    it states of the thread is read, but its writing there reports nothing."""
+    it states of the thread is read, and its writing there reports nothing: the agent
+    ``ANSWERED`` in the thread, a participant whose reply joins the thread's messages
+    (``ANSWERED`` links as ``REPORTED``) without making the agent a customer who reported it."""
     thread = thread_of(url)
     if not thread or not author:
         return extraction
     if not reporter:
+        answered = ExtractedFact(author, "Person", "ANSWERED", thread, "WorkItem",
+                                 membership_sentence(author, thread))
         stated = read_thread_statements(text, thread) if text else []
-        return replace(extraction, facts=[*extraction.facts, *stated])
+        return replace(extraction, facts=[*extraction.facts, answered, *stated])
     fact = ExtractedFact(author, "Customer", "REPORTED", thread, "WorkItem",
                          membership_sentence(author, thread))
     same = [ExtractedFact(author, "Customer", "REPORTED", other, "WorkItem",
@@ -170,9 +174,12 @@ def membership_sentence(author: str, thread: str, other: str | None = None) -> s
 
 
 def thread_membership(fact: ExtractedFact, author: str, url: str) -> bool:
-    """Whether the fact is only a message's membership of a thread (``with_thread``): metadata,
-    not a reading of its words."""
+    """Whether the fact is only a message's membership of a thread (``with_thread``: a
+    customer's ``REPORTED`` of it, an agent's ``ANSWERED`` in it): metadata, not a reading of
+    its words."""
     thread = thread_of(url) if url else None
+    if thread is not None and fact.relation == "ANSWERED" and fact.source == author:
+        return fact.sentence == membership_sentence(author, thread)
     return (thread is not None and fact.relation == "REPORTED" and fact.source == author
             and (fact.sentence == membership_sentence(author, thread) or (
                 fact.sentence == membership_sentence(author, thread, fact.target))))
@@ -236,15 +243,32 @@ def scope_to_brand(extraction: Extraction, brand: str | None) -> Extraction:
     return _renamed(extraction, name)
 
 
+def is_the_brand(name: str, brand: str) -> bool:
+    """Whether a product's name is the brand's own (``Postman`` of
+    ``postmanlabs/postman-app-support``, ``Warp`` of ``warpdotdev/warp``): its words are all in
+    the brand's name."""
+    words = set(re.findall(r"[a-z0-9]+", name.lower()))
+    brand_words_ = set(re.findall(r"[a-z0-9]+", brand.lower()))
+    return bool(words) and words <= brand_words_
+
+
 _TRAILING_GROUP = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+# One problem the readings name two ways: a resource's amount said as a complaint ("hight
+# memory", "100% CPU": ``High Memory Usage``) and said by the symptom table's words ("memory
+# usage keeps growing": ``Memory Usage``) are one problem, as a support lead names it.
+_ONE_NAME = {"CPU Usage": "High CPU Usage", "Memory Usage": "High Memory Usage"}
 
 
 def problem_of(name: str, brand: str | None = None) -> str | None:
     """The canonical problem an issue's name states, its ticket number and brand aside:
     ``Autofill no longer works on Chrome (#11050) (Bitwarden)`` → ``Autofill Failures``. The
-    brand's own words name no area of it ("Docker stopped working")."""
+    brand's own words name no area of it ("Docker stopped working"); a problem the readings
+    name two ways has one name (``_ONE_NAME``)."""
     product = frozenset(re.findall(r"[a-z0-9]+", brand.lower())) if brand else frozenset()
-    return problem_name(_bare(name), product)
+    found = problem_name(_bare(name), product)
+    return _ONE_NAME.get(found, found) if found else found
 
 
 def _bare(name: str) -> str:
@@ -271,7 +295,20 @@ def by_problem(extraction: Extraction, brand: str | None, *,
         canonical = problem_of(value, brand)
         return scoped(canonical, brand) if canonical else value
 
-    return _renamed(extraction, name)
+    return without_the_brand_itself(_renamed(extraction, name), brand)
+
+
+def without_the_brand_itself(extraction: Extraction, brand: str | None) -> Extraction:
+    """The extraction without its issues' ``AFFECTS`` of the brand itself ("Start Failures
+    affects Postman" at ``postmanlabs/postman-app-support``): what every problem of the brand's
+    queue affects tells no problem from another, and as a fact it would link them all
+    (``AFFECTS`` links by target). The reading keeps it (the extraction bench scores it); the
+    graph does not store it."""
+    if not brand:
+        return extraction
+    facts = [f for f in extraction.facts if not (
+        f.relation == "AFFECTS" and f.target_type == "Product" and is_the_brand(f.target, brand))]
+    return replace(extraction, facts=facts) if len(facts) != len(extraction.facts) else extraction
 
 
 def _renamed(extraction: Extraction, name: Callable[[str, str | None], str]) -> Extraction:

@@ -154,7 +154,7 @@ def _timed_run(graph: Graph, server: FakeOpenAI | None, rss: RssPeaks) -> dict[s
 def _against_floor(graph: Graph, repeats: int,
                    result: dict[str, Any]) -> tuple[Any, list[Row]]:
     now = timezone.now()
-    linking = {name: r.linking for name, r in ontology_for(graph).relations.items()}
+    linking = ontology_for(graph).linking()
     settings = ClusteringSettings.from_mapping(graph_settings(graph))
 
     def snapshot() -> Any:
@@ -197,7 +197,7 @@ def _against_floor(graph: Graph, repeats: int,
 def _memory(graph: Graph) -> dict[str, Any]:
     """tracemalloc's peak over loading and clustering the graph once (Python allocations only:
     igraph's C side and the database driver's buffers are not traced)."""
-    linking = {name: r.linking for name, r in ontology_for(graph).relations.items()}
+    linking = ontology_for(graph).linking()
     settings = ClusteringSettings.from_mapping(graph_settings(graph))
     gc.collect()
     tracemalloc.start()

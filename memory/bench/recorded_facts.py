@@ -134,7 +134,7 @@ def thread_membership(fact: RecordedFact, author: str, url: str) -> bool:
     thread its words point at): its evidence cites the membership sentence
     (``memory.support.membership_sentence``), no words of the message."""
     thread = thread_of(url) if url else None
-    if thread is None or fact.relation != "REPORTED":
+    if thread is None or fact.relation not in ("REPORTED", "ANSWERED"):
         return False
     if normalize_name(fact.source) != normalize_name(author):
         return False

@@ -124,7 +124,7 @@ class Case:
         s = self.scenario
         self.graph = Graph.objects.create(slug=f"bench-{s.name}-{s.form}-{s.size}-{tag}",
                                           name=f"bench {s.name} {s.form} {s.size}")
-        self.linking = {n: r.linking for n, r in ontology_for(self.graph).relations.items()}
+        self.linking = ontology_for(self.graph).linking()
         try:
             with self._model():
                 self._batch(1)

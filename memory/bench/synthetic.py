@@ -26,9 +26,7 @@ from memory.engine.clustering import ClusteringSettings, cluster_episodes, pause
 from memory.engine.types import Row
 from memory.ontology import default_ontology
 
-LINKING: dict[str, str] = {
-    name: relation.linking for name, relation in default_ontology().relations.items()
-}
+LINKING: dict[str, str] = default_ontology().linking()
 
 
 STATUS_NAMES = ("planned", "in progress", "in review", "blocked", "at risk", "on hold")

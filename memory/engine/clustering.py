@@ -10,8 +10,10 @@ Contract
     (episode, current fact it supports), straight from SQL. It is iterated several times, so an
     iterator is materialized first. Their order does not matter.
 ``linking``
-    relation name → linking mode (``pair``, ``target`` or ``none``; unknown relations link nothing),
-    e.g. ``{name: r.linking for name, r in ontology.relations.items()}``.
+    relation name → linking mode (``pair``, ``target``, ``chain`` or ``none``; unknown relations
+    link nothing), or ``target:<RELATION>`` for a relation that links by target as that one
+    does, sharing its signature (an agent's ``ANSWERED`` a thread links with the customers'
+    ``REPORTED`` it): ``ontology.linking()``.
 ``episode_authors``
     episode id → the author's entity id (or ``None``); only read for hub candidates. Either a
     mapping or a function from episode ids to such a mapping, called once with the hub
@@ -415,7 +417,7 @@ class SignatureIndex:
     @classmethod
     def build(cls, rows: Sequence[Row], linking: Mapping[str, str]) -> SignatureIndex:
         pair = {rel for rel, mode in linking.items() if mode == PAIR}
-        target = {rel for rel, mode in linking.items() if mode == TARGET}
+        target = target_keys(linking)
         chain = {rel for rel, mode in linking.items() if mode == CHAIN}
         first: dict[SignatureKey, Row] = {}
         claim = first.setdefault
@@ -426,7 +428,7 @@ class SignatureIndex:
             if relation in pair:
                 key: SignatureKey = (row[2], relation, row[4])
             elif relation in target:
-                key = (ANY_SOURCE, relation, row[4])
+                key = (ANY_SOURCE, target[relation], row[4])
             elif relation in chain:
                 # Both ends: what waits on X and what X waits on (or tracks X) share X's key,
                 # so an update saying X is blocked upstream joins the chain waiting on X.
@@ -474,14 +476,25 @@ class SignatureIndex:
         return links
 
 
+def target_keys(linking: Mapping[str, str]) -> dict[str, str]:
+    """Each ``target`` relation → the relation its signature is keyed by: its own, or the one
+    it links as (``target:REPORTED``)."""
+    keys = {}
+    for relation, mode in linking.items():
+        kind, _, links_as = mode.partition(":")
+        if kind == TARGET:
+            keys[relation] = links_as or relation
+    return keys
+
+
 def signatures_of(row: Row, linking: Mapping[str, str]) -> tuple[SignatureKey, ...]:
     """The signature keys a row carries: one, two for a ``chain`` relation (its source's and
     its target's), none for a ``none`` relation."""
     mode = linking.get(row[3])
     if mode == PAIR:
         return ((row[2], row[3], row[4]),)
-    if mode == TARGET:
-        return ((ANY_SOURCE, row[3], row[4]),)
+    if mode is not None and mode.partition(":")[0] == TARGET:
+        return ((ANY_SOURCE, mode.partition(":")[2] or row[3], row[4]),)
     if mode == CHAIN:
         return ((ANY_SOURCE, CHAIN_KEY, row[2]), (ANY_SOURCE, CHAIN_KEY, row[4]))
     return ()

@@ -42,7 +42,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import NamedTuple
 
-from memory.engine.structure import DEPENDS_ON, HAS_STATUS, REPORTED, RESPONSIBLE_FOR, TRACKS
+from memory.engine.structure import (
+    ANSWERED,
+    DEPENDS_ON,
+    HAS_STATUS,
+    REPORTED,
+    RESPONSIBLE_FOR,
+    TRACKS,
+)
 from memory.engine.types import Cluster, FactInfo, Row
 
 TRACKED_STATES = ("open", "done", "ended", "unknown")
@@ -127,6 +134,9 @@ class GraphContext:
     """The ended reports as ``FactInfo``: they are not among a run's (current) rows."""
     tracked_states: dict[int, str] = field(default_factory=dict)
     """Tracked item → its state (``TRACKED_STATES``)."""
+    answers: frozenset[int] = frozenset()
+    """``ANSWERED`` fact ids: an agent's answers in a thread, which link with its reports
+    (``Relation.links_as``) but report nothing."""
 
     def state_of(self, item: int) -> str:
         if item in self.done:
@@ -158,6 +168,7 @@ def build_context(
     tracking: dict[int, tuple[int, int]] = {}
     owner_rows: list[Row] = []
     episodes: dict[int, list[int]] = defaultdict(list)
+    answers: set[int] = set()
     for row in rows:
         relation = row[3]
         if relation in (DEPENDS_ON, TRACKS):
@@ -168,6 +179,8 @@ def build_context(
             episodes[fact].append(row[0])
         elif relation == RESPONSIBLE_FOR:
             owner_rows.append(row)
+        elif relation == ANSWERED:
+            answers.add(row[1])
     items = {e for pair in (*dependencies.values(), *tracking.values()) for e in pair}
     waits_on: dict[int, list[int]] = defaultdict(list)
     waited_by: dict[int, list[int]] = defaultdict(list)
@@ -195,6 +208,7 @@ def build_context(
         facts=infos,
         tracked_states=tracked_states(rows, {t for _, t in tracking.values()}, done or {},
                                       ended_status_ids),
+        answers=frozenset(answers),
     )
 
 
@@ -251,15 +265,17 @@ def extend_clusters(
 def is_item_history(cluster: Cluster, context: GraphContext) -> bool:
     """One item's own history, which is no observation: every update of the cluster is held to
     the others only by the item's thread — one reporter's ``REPORTED`` restated by each change
-    (DESIGN §9, "An item's history is one thread") — and none of its facts joins the item to
-    other work (a dependency, a tracking link) or ends a customer's report. The tracker already
-    shows an item's history; an observation is a pattern no single item states (a stalled item
-    is a view of its own, not a cluster)."""
+    (DESIGN §9, "An item's history is one thread"), its agents' answers in it aside (they
+    report nothing: a ticket's one customer and the agent who answered are still one ticket) —
+    and none of its facts joins the item to other work (a dependency, a tracking link) or ends a
+    customer's report. The tracker already shows an item's history; an observation is a pattern
+    no single item states (a stalled item is a view of its own, not a cluster)."""
     if cluster.anchor is not None or cluster.ended_fact_ids or not cluster.links:
         return False
     if any(link.relation != REPORTED or link.source_id is not None for link in cluster.links):
         return False
-    reports = {fact for link in cluster.links for fact in link.fact_ids}
+    reports = {fact for link in cluster.links for fact in link.fact_ids
+               if fact not in context.answers}
     if len({link.target_id for link in cluster.links}) != 1 or len(reports) != 1:
         return False  # two items, or two reporters of one: a recurring report
     return not any(fact in context.dependencies or fact in context.tracking

@@ -42,6 +42,7 @@ open, done, ended, or with nothing said of it but that it is tracked — never "
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 
@@ -118,6 +119,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "MEMBER_OF": ("is a member of", "are members of"),
     "DEPENDS_ON": ("depends on", "depend on"),
     "REPORTED": ("reported", "reported"),
+    "ANSWERED": ("answered in", "answered in"),
     "AFFECTS": ("affects", "affect"),
     "PRECEDED_BY": ("came after", "came after"),
     "ON_PLAN": ("is on", "are on"),
@@ -538,13 +540,23 @@ class _Writer:
         if link.source_id is not None:
             text = f"{n} state that {self.ref(link.source_id)} {singular} {target}"
         else:
-            sources = sorted(
-                {self.facts[f].source_id for f in link.fact_ids if f in self.facts},
-                key=lambda e: (self.name(e).casefold(), e),
-            )
-            verb = singular if len(sources) == 1 else plural
-            who = self.listing([self.ref(s) for s in sources])
-            text = f"{n} say that {who} {verb} {target}"
+            # Each source with its own relation: an agent who answered in a thread shares its
+            # signature with the customers who reported it (``Relation.links_as``), and is no
+            # reporter.
+            by_relation: dict[str, set[int]] = defaultdict(set)
+            for f in link.fact_ids:
+                if f in self.facts:
+                    by_relation[self.facts[f].relation].add(self.facts[f].source_id)
+            parts = []
+            for relation in sorted(by_relation, key=lambda r: (r != link.relation, r)):
+                sources = sorted(by_relation[relation],
+                                 key=lambda e: (self.name(e).casefold(), e))
+                one, many = _VERBS.get(relation) or verb_forms(relation)
+                who = self.listing([self.ref(s) for s in sources])
+                parts.append(f"{who} {one if len(sources) == 1 else many} {target}")
+            if not parts:
+                parts = [f"{plural} {target}"]
+            text = f"{n} say that " + " and that ".join(parts)
         return self.claim(text, link.fact_ids)
 
     def listing(self, phrases: Sequence[str]) -> str:

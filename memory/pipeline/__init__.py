@@ -265,7 +265,7 @@ def _execute(run: PipelineRun, progress: RunProgress) -> None:
     options = {**graph_settings(graph), **(run.settings or {})}
     clustering_settings = ClusteringSettings.from_mapping(options)
     ontology = ontology_for(graph)
-    linking = {name: relation.linking for name, relation in ontology.relations.items()}
+    linking = ontology.linking()
     is_now = run.as_of is None
     as_of = run.as_of or timezone.now()
     with_model = llm_enabled()

@@ -242,6 +242,18 @@ def test_that_a_customer_wrote_in_their_thread_is_metadata_the_labels_leave_out(
         "Login Failures"]
 
 
+def test_that_an_agent_answered_in_their_thread_is_metadata_the_labels_leave_out(
+        tmp_path: Path) -> None:
+    record = _record("w2", "Would you mind sending your logs?", "support", "dev", [],
+                     source="support:Warp", role="agent",
+                     url="https://github.com/warpdotdev/warp/issues/5#issuecomment-1")
+    (tmp_path / "warp.jsonl").write_text(json.dumps(record) + "\n")
+
+    result = run_extraction_bench(load_corpus(tmp_path))
+
+    assert not [f for f in result.scores[0].predicted if f.relation == "ANSWERED"]
+
+
 @pytest.mark.django_db  # the report names the database server
 def test_the_command_lists_the_missed_gold_facts_with_their_sentences_when_asked(
         tiny_corpus: Path, tmp_path: Path) -> None:

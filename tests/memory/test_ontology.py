@@ -36,11 +36,31 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
         "RESPONSIBLE_FOR": "pair", "MEMBER_OF": "pair", "DEPENDS_ON": "chain",
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
         "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none", "TRACKS": "chain",
-        "DUPLICATE_OF": "pair", "REPLACES": "pair",
+        "DUPLICATE_OF": "pair", "REPLACES": "pair", "ANSWERED": "target",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
                                                                              "ON_PLAN",
                                                                              "DUPLICATE_OF"}
+
+
+def test_an_agents_answer_links_with_the_threads_reports_without_being_one() -> None:
+    ontology = default_ontology()
+
+    answered = ontology.relation("ANSWERED")
+    assert answered is not None and answered.links_as == "REPORTED"
+    assert answered.source_types == ("Person", "Team")
+    linking = ontology.linking()
+    assert (linking["ANSWERED"], linking["REPORTED"]) == ("target:REPORTED", "target")
+    # a thread closed ends its agents' answers as it ends its reports
+    assert ResolutionRule("ANSWERED", "target") in ontology.resolution_rules
+
+
+def test_a_graph_can_make_a_relation_link_as_another() -> None:
+    ontology = build_ontology({"relations": {"COMMENTED_ON": {
+        "linking": "target", "links_as": "reported", "source_types": ["Person"],
+        "target_types": ["WorkItem"]}}})
+
+    assert ontology.linking()["COMMENTED_ON"] == "target:REPORTED"
 
 
 def test_a_tracking_item_tracks_its_items_and_tracked_by_is_the_same_link_reversed() -> None:

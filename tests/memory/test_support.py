@@ -347,6 +347,7 @@ def test_what_an_agent_says_of_the_thread_is_read_as_the_vendors_word() -> None:
     extraction = extract_episode(episode, default_ontology(), {}, model=False)
 
     assert [(f.source, f.relation, f.target) for f in extraction.facts] == [
+        ("dannyneira", "ANSWERED", "warpdotdev/warp#6305"),
         ("warpdotdev/warp#6305", "DUPLICATE_OF", "warpdotdev/warp#1780")]
     assert extraction.author is not None and extraction.author.type == "Person"
     assert extraction.author.name == "dannyneira"
@@ -404,6 +405,69 @@ def test_a_support_thread_is_shown_by_its_title(graph, ingest) -> None:
     assert "warpdotdev/warp#8587 “Web Site Login Loop”" in shown
 
 
+def test_an_agents_answer_in_a_thread_is_membership_that_cites_no_words() -> None:
+    from memory.support import thread_membership, with_thread
+
+    url = "https://github.com/acme/app/issues/12#issuecomment-3"
+    extraction = with_thread(Extraction(extractor="rules@1"), "lee", url,
+                             "Could you send us your logs?", reporter=False)
+
+    [answered] = extraction.facts
+    assert (answered.source, answered.relation, answered.target) == (
+        "lee", "ANSWERED", "acme/app#12")
+    assert answered.source_type == "Person"
+    assert thread_membership(answered, "lee", url)
+
+
+@pytest.mark.django_db
+def test_an_agents_reply_joins_its_threads_observation_as_a_participant_not_a_reporter(
+        graph, ingest) -> None:
+    # warp-8399 (Warp staff): "Would you mind sending your logs?" in a login thread
+    from memory.models import Entity, Observation
+    from memory.pipeline import run_pipeline
+
+    first, second = ("https://github.com/acme/app/issues/12",
+                     "https://github.com/acme/app/issues/30")
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "I can't log in since this morning."),
+         "url": first, "role": "customer"},
+        {**ticket(2, "lee", "support:acme/app",
+                  "Sorry to hear that. Would you mind sending your logs?"),
+         "url": f"{first}#issuecomment-4", "role": "agent"},
+        {**ticket(3, "sam", "support:acme/app", "Unable to log in on the desktop app."),
+         "url": second, "role": "customer"},
+    ])
+    run_pipeline(graph)
+
+    [observation] = Observation.objects.filter(graph=graph, status="active")
+    assert sorted(e.external_id for e in observation.episodes.all()) == ["t1", "t2", "t3"]
+    reporters = {report["reporter"] for issue in observation.structure["recurring"]["issues"]
+                 for report in issue["reports"]}
+    assert set(Entity.objects.filter(pk__in=reporters).values_list("name", flat=True)) == {
+        "kim", "sam"}  # lee answered in kim's thread, reporting nothing
+    assert "lee" not in observation.summary
+
+
+@pytest.mark.django_db
+def test_an_agents_answer_ends_when_the_thread_is_closed(graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    url = "https://github.com/acme/app/issues/12"
+    ingest(graph, [
+        {**ticket(1, "kim", "support:acme/app", "Sync stalls on start."), "url": url,
+         "role": "customer"},
+        {**ticket(2, "lee", "support:acme/app", "Could you send us your logs?"),
+         "url": f"{url}#issuecomment-3", "role": "agent"},
+        {**ticket(3, "lee", "support:acme/app", "Closing this one for now due to inactivity."),
+         "url": f"{url}#issuecomment-9", "role": "agent"},
+    ])
+    run_pipeline(graph)
+
+    answers = Fact.objects.filter(graph=graph, relation="ANSWERED", target__name="acme/app#12")
+    assert answers.exists() and all(f.invalid_at is not None for f in answers)
+
+
 @pytest.mark.django_db
 def test_an_agent_closing_the_thread_ends_its_customers_reports(graph, ingest) -> None:
     # ts-8314-kelivel-2023-10-13 (role agent): "Closing this one for now due to inactivity."
@@ -424,3 +488,89 @@ def test_an_agent_closing_the_thread_ends_its_customers_reports(graph, ingest) -
     reports = Fact.objects.filter(graph=graph, relation="REPORTED")
     assert {f.source.name for f in reports} == {"kim"}
     assert all(f.invalid_at is not None for f in reports)
+
+
+@pytest.mark.parametrize(("name", "problem"), [
+    ("Docker uses too much memory", "High Memory Usage"),  # the symptom table's words
+    ("hight memory when warp was started", "High Memory Usage"),  # the amount, as a complaint
+    ("hyperkit uses a lot of cpu", "High CPU Usage"),
+    ("very high CPU utilisation", "High CPU Usage"),
+])
+def test_a_resources_amount_is_one_problem_however_the_readings_name_it(
+        name: str, problem: str) -> None:
+    from memory.support import problem_of
+
+    assert problem_of(name, "acme/app") == problem
+
+
+@pytest.mark.django_db
+def test_two_customers_naming_high_cpu_two_ways_are_one_recurring_issue(graph, ingest) -> None:
+    # dfm-1131 and dfm-3499 (dev): "very high CPU utilisation", "uses a lot of cpu"
+    from memory.models import Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "support:acme/app", "We see a very high CPU utilisation."),
+        ticket(2, "sam", "support:acme/app", "It uses a lot of CPU even when idle."),
+    ])
+    run_pipeline(graph)
+
+    [observation] = Observation.objects.filter(graph=graph, status="active")
+    assert sorted(e.external_id for e in observation.episodes.all()) == ["t1", "t2"]
+
+
+@pytest.mark.parametrize(("product", "brand", "itself"), [
+    ("Postman", "postmanlabs/postman-app-support", True),
+    ("Warp", "warpdotdev/warp", True),
+    ("Signal Desktop", "signalapp/Signal-Desktop", True),
+    ("Nimbus", "Nimbus", True),
+    ("Desktop App", "acme/app", False),
+    ("Sync", "Nimbus", False),
+])
+def test_a_product_named_as_its_brand_is_the_brand_itself(
+        product: str, brand: str, itself: bool) -> None:
+    from memory.support import is_the_brand
+
+    assert is_the_brand(product, brand) is itself
+
+
+def test_what_an_issue_does_to_the_brand_itself_links_no_problem_to_another() -> None:
+    # pm-3136 and pm-10800 (dev-extra): "Certificate Failures" and "Start Failures" each
+    # AFFECTS "Postman" — every problem of the Postman queue affects Postman
+    extraction = Extraction(
+        extractor="rules@1",
+        facts=[ExtractedFact("kim", "Customer", "REPORTED", "Certificate Failures", "Issue", "s"),
+               ExtractedFact("Certificate Failures", "Issue", "AFFECTS", "Postman", "Product",
+                             "s"),
+               ExtractedFact("Certificate Failures", "Issue", "AFFECTS", "Proxy Settings",
+                             "Product", "s")],
+        author=ExtractedEntity("kim", "Customer"))
+
+    from memory.support import by_problem
+
+    brand = "postmanlabs/postman-app-support"
+    stored = by_problem(scope_to_brand(extraction, brand), brand)
+
+    assert [(f.relation, f.target) for f in stored.facts] == [
+        ("REPORTED", "Certificate Failures (postmanlabs/postman-app-support)"),
+        ("AFFECTS", "Proxy Settings (postmanlabs/postman-app-support)")]
+
+
+@pytest.mark.django_db
+def test_two_problems_of_one_brand_both_affecting_the_brand_stay_two_observations(
+        graph, ingest) -> None:
+    from memory.models import Fact, Observation
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "Acme Corp", "zendesk:Nimbus", "Nimbus keeps crashing."),
+        ticket(2, "Globex", "zendesk:Nimbus", "It crashes every morning."),
+        ticket(3, "Initech", "zendesk:Nimbus", "Login fails in Nimbus."),
+        ticket(4, "Hooli", "zendesk:Nimbus", "We can't log in."),
+    ])
+    run_pipeline(graph)
+
+    assert not Fact.objects.filter(graph=graph, relation="AFFECTS", target__name="Nimbus")
+    groups = [sorted(e.external_id for e in o.episodes.all())
+              for o in Observation.objects.filter(graph=graph, status="active")]
+    assert sorted(groups) == [["t1", "t2"], ["t3", "t4"]]

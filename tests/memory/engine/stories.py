@@ -9,9 +9,7 @@ from datetime import UTC, datetime, timedelta
 from memory.engine.types import EntityInfo, EpisodeInfo, FactInfo, Row
 from memory.ontology import default_ontology
 
-LINKING: dict[str, str] = {
-    name: relation.linking for name, relation in default_ontology().relations.items()
-}
+LINKING: dict[str, str] = default_ontology().linking()
 MONDAY = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 Triple = tuple[str, str, str]

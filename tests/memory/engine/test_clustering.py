@@ -77,6 +77,20 @@ def test_target_mode_links_different_sources_pointing_at_the_same_target() -> No
     assert [c.episode_ids for c in clusters] == [(1, 2)]
 
 
+def test_an_agents_answer_in_a_thread_links_with_its_customers_reports_of_it() -> None:
+    story = (Story().declare("Customer", "kim", "sam").declare("Person", "lee")
+             .declare("WorkItem", "acme/app#12", "acme/app#30"))
+    story.episode("kim", ("kim", "REPORTED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#30"))  # a thread no customer is in
+    clusters, _ = cluster(story)
+    [thread] = clusters
+    assert thread.episode_ids == (1, 2)
+    [link] = thread.links
+    assert link.signature == Signature("REPORTED", story.id("acme/app#12"))
+    assert story.fact("lee", "ANSWERED", "acme/app#12") in link.fact_ids
+
+
 def test_an_update_saying_the_root_waits_on_something_upstream_joins_the_chain() -> None:
     story = seed_story()
     upstream = story.episode("Grace", ("Auth Service Refactor", "DEPENDS_ON", "Security Review"),

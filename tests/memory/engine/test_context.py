@@ -354,3 +354,28 @@ def test_two_reporters_of_one_item_are_a_recurring_report_not_a_history() -> Non
     (cluster,) = extend_clusters(clusters_of(story), context)
 
     assert not is_item_history(cluster, context)
+
+
+def test_one_customers_ticket_and_the_agents_answers_in_it_are_still_one_items_history() -> None:
+    story = Story().declare("Customer", "kim").declare("Person", "lee")
+    story.episode("kim", ("kim", "REPORTED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#12"))
+    context = build_context(story.rows)
+
+    (cluster,) = extend_clusters(clusters_of(story), context)
+
+    assert cluster.episode_ids == (1, 2, 3)
+    assert is_item_history(cluster, context)
+
+
+def test_two_customers_of_one_ticket_with_an_agents_answer_are_a_recurring_report() -> None:
+    story = Story().declare("Customer", "kim", "sam").declare("Person", "lee")
+    story.episode("kim", ("kim", "REPORTED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#12"))
+    story.episode("sam", ("sam", "REPORTED", "acme/app#12"))
+    context = build_context(story.rows)
+
+    (cluster,) = extend_clusters(clusters_of(story), context)
+
+    assert not is_item_history(cluster, context)

@@ -285,6 +285,19 @@ def test_shared_context_through_a_target_names_the_sources() -> None:
     assert summary.claims[-1].text == "3 updates say that Acme and Globex supply the Chips."
 
 
+def test_an_agent_who_answered_in_a_thread_is_never_said_to_have_reported_it() -> None:
+    story = (Story().declare("Customer", "kim").declare("Person", "lee")
+             .declare("WorkItem", "acme/app#12"))
+    story.episode("kim", ("kim", "REPORTED", "acme/app#12"))
+    story.episode("lee", ("lee", "ANSWERED", "acme/app#12"))
+    summary = summary_of(story)
+    assert summary.claims[-1].text == (
+        "2 updates say that kim reported acme/app#12 and that lee answered in acme/app#12.")
+    assert summary.claims[-1].fact_ids == tuple(sorted((
+        story.fact("kim", "REPORTED", "acme/app#12"),
+        story.fact("lee", "ANSWERED", "acme/app#12"))))
+
+
 # -- always valid -----------------------------------------------------------------------------
 
 
