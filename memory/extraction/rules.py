@@ -216,6 +216,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
@@ -1059,8 +1060,10 @@ class _Reader:
             self.context = self._context_of(passage, title if titled is not None else None)
             self._read_heading_by(passage.headings)
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
-            self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
-                passage.headings, title if titled is not None else None)
+            self.heading_agent = (
+                self._read_team_speaker(passage.headings) if under_speaker_label(passage)
+                else None) or _heading_agent(passage.headings,
+                                             title if titled is not None else None)
             owner = standup_owner(passage.headings)
             self.standup_owner = ExtractedEntity(owner, "Person") if owner else None
             if self.context is not None:
