@@ -218,6 +218,7 @@ from typing import NamedTuple
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
+from memory.extraction.names_evidence import can_name
 from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
@@ -2037,6 +2038,9 @@ class _Reader:
     ) -> None:
         if relation == USES and self.thread is not None and self.thread.change:
             return  # "We use a similar strategy to …" in a pull request: how the code works
+        if not can_name(target.name) or (
+                isinstance(source, ExtractedEntity) and not can_name(source.name)):
+            return  # "Onboarded zzref0zz", "or commented on …": a cut, no name
         self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
 
     def tagged(self, reading_name: str, source: _Subject, relation: str,
@@ -2057,6 +2061,8 @@ class _Reader:
         work (not a reason they give for something else), so the item may be theirs."""
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
+        if not can_name(subject.name):
+            return  # "Accepted or commented on …": a cut, no item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
         if self.thread is not None and word.lower() in TRACKER_RELEASED:
             canonical = "released"  # a tracker's "shipped in 1.29" (GUIDE §9), not Done
