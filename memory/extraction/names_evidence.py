@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import re
 
+from memory.extraction import ExtractedEntity
 from memory.language.references import PLACEHOLDER
+from memory.language.words import is_common_word
 
+_ONE_PROPER_NAME = re.compile(r"[A-Z][a-z]+")
 _OPENS_ON_CONJUNCTION = re.compile(r"^(?:or|and|but|nor)\b", re.IGNORECASE)
 _TITLED_REFERENCE = re.compile(r"\([\w.-]+/[\w.-]+#\d+\)$")
 """An item's title ending on its reference, as the reader displays it: "… (nodejs/node#58689)"."""
@@ -29,3 +32,15 @@ def can_name(words: str) -> bool:
     if PLACEHOLDER.search(words) and not _TITLED_REFERENCE.search(words):
         return False
     return not _OPENS_ON_CONJUNCTION.match(words)
+
+
+def waits_in_person(subject: object) -> bool:
+    """Whether the subject of "… waiting for X" is someone rather than work: a person, or one
+    proper name no common word reads ("Thomas waiting for repository on other side",
+    spdx-tech-2017-2017-05-09-s3) — people and teams wait, only work depends on work."""
+    if not isinstance(subject, ExtractedEntity):
+        return False
+    if subject.type in {"Person", "Team"}:
+        return True
+    word = subject.name.strip()
+    return bool(_ONE_PROPER_NAME.fullmatch(word)) and not is_common_word(word)

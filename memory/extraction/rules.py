@@ -218,7 +218,7 @@ from typing import NamedTuple
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
-from memory.extraction.names_evidence import can_name
+from memory.extraction.names_evidence import can_name, waits_in_person
 from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
@@ -2604,8 +2604,10 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
 
 def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "I'm waiting on X", "X depends on Y", "X is waiting for Y". Waiting on someone or on
-    something no work item is ("#123 is waiting on review / on the team") is a status."""
-    waiting = r.subjects(m["s"], c)
+    something no work item is ("#123 is waiting on review / on the team") is a status. Someone
+    waiting ("Thomas waiting for repository on other side") is neither: people wait, work
+    depends (``names_evidence.waits_in_person``)."""
+    waiting = [w for w in r.subjects(m["s"], c) if not waits_in_person(w)]
     if _dependency(r, waiting, r.blockers(m["o"], c), c):
         return True
     if not waiting or any(not isinstance(w, ExtractedEntity) for w in waiting):

@@ -45,3 +45,19 @@ def test_either_of_two_verbs_records_no_decision_on_what_follows_the_second() ->
     """spdx-service-2023-2023-08-28-s5."""
     assert not any(name.startswith("or ") for name in names(
         "## Use cases\n\n* Accepted or commented on Jeff's updates\n"))
+
+
+def relations(text: str) -> set[tuple[str, str, str]]:
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    return {(f.source, f.relation, f.target) for f in extraction.facts}
+
+
+def test_someone_waiting_is_no_work_that_depends_on_anything() -> None:
+    """spdx-tech-2017-2017-05-09-s3."""
+    found = relations("## Spec Hosting\n\n- Thomas waiting for repository on other side.\n")
+    assert not any(source == "Thomas" for source, _, _ in found)
+
+
+def test_work_waiting_for_work_still_depends_on_it() -> None:
+    assert ("Release Notes", "DEPENDS_ON", "Security Review") in relations(
+        "The release notes are waiting for the security review.\n")
