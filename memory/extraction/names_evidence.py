@@ -20,6 +20,10 @@ from memory.extraction import ExtractedEntity
 from memory.language.references import PLACEHOLDER
 from memory.language.words import is_common_word
 
+_AN_AMOUNT = re.compile(
+    r"^(?:more|some|much|further|additional|extra|lots of|a (?:lot|bit|little) of|a few)\b",
+    re.IGNORECASE,
+)
 _ONE_PROPER_NAME = re.compile(r"[A-Z][a-z]+")
 _OPENS_ON_CONJUNCTION = re.compile(r"^(?:or|and|but|nor)\b", re.IGNORECASE)
 _TITLED_REFERENCE = re.compile(r"\([\w.-]+/[\w.-]+#\d+\)$")
@@ -44,3 +48,9 @@ def waits_in_person(subject: object) -> bool:
         return True
     word = subject.name.strip()
     return bool(_ONE_PROPER_NAME.fullmatch(word)) and not is_common_word(word)
+
+
+def names_an_amount(words: str) -> bool:
+    """Whether what something needs is an amount, not an item: "Current implementation needs
+    more work" (nodejs-tsc-meetings-2022-04-13-s7) depends on nothing by name."""
+    return bool(_AN_AMOUNT.match(words.strip()))

@@ -218,7 +218,7 @@ from typing import NamedTuple
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
-from memory.extraction.names_evidence import can_name, waits_in_person
+from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
 from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
@@ -2640,6 +2640,8 @@ def _on_needs(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     items = r.things(m["s"], c)
     if items and _REVIEW.match(_clean(m["o"])):
         return _statuses(r, list(items), "in review", c)
+    if names_an_amount(_clean(m["o"])):
+        return False  # "needs more work": an amount of effort, no item depended on
     return _dependency(r, items, r.blockers(m["o"], c), c)
 
 

@@ -61,3 +61,15 @@ def test_someone_waiting_is_no_work_that_depends_on_anything() -> None:
 def test_work_waiting_for_work_still_depends_on_it() -> None:
     assert ("Release Notes", "DEPENDS_ON", "Security Review") in relations(
         "The release notes are waiting for the security review.\n")
+
+
+def test_needing_more_work_depends_on_no_item() -> None:
+    """nodejs-tsc-meetings-2022-04-13-s7."""
+    found = relations("## Discussion\n\n* Current implementation needs more work, has some "
+                      "issues.\n")
+    assert not any(relation == "DEPENDS_ON" for _, relation, _ in found)
+
+
+def test_needing_a_named_item_still_depends_on_it() -> None:
+    assert ("Checkout Flow", "DEPENDS_ON", "Payments API") in relations(
+        "The checkout flow needs the payments API.\n")
