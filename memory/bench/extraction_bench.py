@@ -102,14 +102,18 @@ class CorpusEpisode:
 
 def load_corpus(directory: Path, *, splits: Sequence[str] = SPLITS,
                 genres: Sequence[str] | None = None, batches: Sequence[str] | None = None,
+                sources: Sequence[str] | None = None,
                 ontology: Ontology | None = None) -> list[CorpusEpisode]:
     """The labelled episodes of ``directory/*.jsonl`` in the given splits, genres (all when
-    ``None``) and batches (``DEFAULT_BATCHES`` when ``None``), each source's in time order.
-    Episodes without ``gold_facts`` (not labelled yet) are left out."""
+    ``None``), batches (``DEFAULT_BATCHES`` when ``None``) and sources (the files' names without
+    ``.jsonl``; all when ``None``), each source's in time order. Episodes without
+    ``gold_facts`` (not labelled yet) are left out."""
     ontology = ontology or build_ontology(None)
     batches = batches or DEFAULT_BATCHES
     episodes = []
     for path in sorted(directory.glob("*.jsonl")):
+        if sources and path.stem not in sources:
+            continue
         lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         records = sorted(enumerate(lines), key=lambda r: (r[1]["reference_time"],
                                                           r[1]["external_id"]))

@@ -134,6 +134,11 @@ _ADVANCES = re.compile(
     r"(?:phase|stage)\s+\d+\b\W*$",
     re.IGNORECASE,
 )
+_ATTRIBUTIVE = re.compile(
+    r"\b(?:the|a|an|these|those|its|their|our|your|his|her|every|each|any)$", re.IGNORECASE
+)
+"""The words before a participle end on a determiner: the participle qualifies the noun after
+it ("all the approved licenses", "an accepted proposal") and states no decision."""
 _PARTICIPLE = re.compile(
     r"^(?P<item>.+?)\s+(?P<verb>approved|accepted|rejected|agreed)\b"
     r"(?P<rest>.*)$",
@@ -271,6 +276,8 @@ def _decision(clause: str, *, after_poll: bool) -> Decision | None:
         verb = decided["verb"].lower()
         status = _DECISION_LEMMAS.get(lemma(verb))
         agent = decided["agent"].strip()
+        if _ATTRIBUTIVE.search(agent):
+            return None  # "This lists all the approved licenses": a kind of thing, no decision
         if (
             status is not None
             and not _NEGATION_OR_MODAL.search(agent)

@@ -93,7 +93,9 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
                 continue  # "We accepted the risk": what is accepted must be work
             item = _decided(r, decision.item, clause)
         else:
-            item = about or r.context or _sole_reference(r) or agenda_item(r, passage)
+            # the one item the sentence names by reference before the item above it
+            # ("N-api: [#19262](…) PR take n-api out of experimental, no objections")
+            item = about or _sole_reference(r) or r.context or agenda_item(r, passage)
         if item is not None and item.type == "WorkItem":
             r.status(item, decision.status, clause, reported=False)
             r.decided_item = item

@@ -216,7 +216,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
+from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
 from memory.extraction.readings import ReadingStack, reading
 from memory.extraction.support_products import (
     names_product_inside,
@@ -1059,8 +1061,10 @@ class _Reader:
             self.context = self._context_of(passage, title if titled is not None else None)
             self._read_heading_by(passage.headings)
             # under "### Parity" / "**Wei**", Wei's lines report Parity's work
-            self.heading_agent = self._read_team_speaker(passage.headings) or _heading_agent(
-                passage.headings, title if titled is not None else None)
+            self.heading_agent = (
+                self._read_team_speaker(passage.headings) if under_speaker_label(passage)
+                else None) or _heading_agent(passage.headings,
+                                             title if titled is not None else None)
             owner = standup_owner(passage.headings)
             self.standup_owner = ExtractedEntity(owner, "Person") if owner else None
             if self.context is not None:
@@ -2034,6 +2038,9 @@ class _Reader:
     ) -> None:
         if relation == USES and self.thread is not None and self.thread.change:
             return  # "We use a similar strategy to …" in a pull request: how the code works
+        if not can_name(target.name) or (
+                isinstance(source, ExtractedEntity) and not can_name(source.name)):
+            return  # "Onboarded zzref0zz", "or commented on …": a cut, no name
         self._fact(source, relation, target, clause.sentence, clause.ordinal, clause.valid_at)
 
     def tagged(self, reading_name: str, source: _Subject, relation: str,
@@ -2054,6 +2061,8 @@ class _Reader:
         work (not a reason they give for something else), so the item may be theirs."""
         if not isinstance(subject, ExtractedEntity):
             return  # "I'm blocked" says nothing about which item
+        if not can_name(subject.name):
+            return  # "Accepted or commented on …": a cut, no item
         canonical = _STATUS_WORDS.get(word.lower(), word.lower())
         if self.thread is not None and word.lower() in TRACKER_RELEASED:
             canonical = "released"  # a tracker's "shipped in 1.29" (GUIDE §9), not Done
@@ -2595,8 +2604,10 @@ def _completed(r: _Reader, doers: list[ExtractedEntity], items: list[ExtractedEn
 
 def _on_waiting(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "I'm waiting on X", "X depends on Y", "X is waiting for Y". Waiting on someone or on
-    something no work item is ("#123 is waiting on review / on the team") is a status."""
-    waiting = r.subjects(m["s"], c)
+    something no work item is ("#123 is waiting on review / on the team") is a status. Someone
+    waiting ("Thomas waiting for repository on other side") is neither: people wait, work
+    depends (``names_evidence.waits_in_person``)."""
+    waiting = [w for w in r.subjects(m["s"], c) if not waits_in_person(w)]
     if _dependency(r, waiting, r.blockers(m["o"], c), c):
         return True
     if not waiting or any(not isinstance(w, ExtractedEntity) for w in waiting):
@@ -2629,6 +2640,8 @@ def _on_needs(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     items = r.things(m["s"], c)
     if items and _REVIEW.match(_clean(m["o"])):
         return _statuses(r, list(items), "in review", c)
+    if names_an_amount(_clean(m["o"])):
+        return False  # "needs more work": an amount of effort, no item depended on
     return _dependency(r, items, r.blockers(m["o"], c), c)
 
 

@@ -10,13 +10,14 @@ sentence. Plain prose is one passage per line, as before.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 MAX_LINES = 4000
 """A document is read up to this many lines (64 KB of text is ~1,500 lines)."""
 MAX_LINE_LENGTH = 2000
 _LABEL_LEVEL = 7
 """Headings in bold or as a label ("Blocked:") sit below Markdown's six levels."""
+LABEL_LEVEL = _LABEL_LEVEL
 """Longer lines are cut: no sentence of a status update is that long, and regexes stay linear."""
 
 
@@ -30,6 +31,10 @@ class Passage:
     """The list items it is nested under, outermost first."""
     item: bool = False
     """A list item (or a line under a heading), as opposed to free prose."""
+    heading_levels: tuple[int, ...] = field(default=(), compare=False)
+    """Each heading's level, as ``headings``: Markdown's 1–6, ``LABEL_LEVEL`` and below for a
+    line in bold alone, a handle or a label ("**Ben**", "@dryajov", "Blocked:"). How the
+    headings are written, not what the passage says: left out of comparisons."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,9 @@ def read_document(text: str) -> Document:
     def context() -> tuple[str, ...]:
         return tuple(headings[level] for level in sorted(headings))
 
+    def levels() -> tuple[int, ...]:
+        return tuple(sorted(headings))
+
     blank_before = False
     last_line = -2  # the line the last passage ended on
 
@@ -127,7 +135,8 @@ def read_document(text: str) -> Document:
             if summary is not None:
                 # "| **Decision 2** | London testnet fork blocks agreed, Tim to document | …":
                 # a numbered row of a summary table is a statement (corpus GUIDE §5)
-                passages.append(Passage(summary, context(), item=True))
+                passages.append(Passage(summary, context(), item=True,
+                                        heading_levels=levels()))
                 last_line = index
                 continue
             skip("table")
@@ -175,7 +184,8 @@ def read_document(text: str) -> Document:
             parents = tuple(t for _, t in items)
             items.append((indent, words))
             if words:
-                passages.append(Passage(words, context(), parents, item=True))
+                passages.append(Passage(words, context(), parents, item=True,
+                                            heading_levels=levels()))
                 last_line = index
             continue
         if (passages and last_line == index - 1 and _continues(passages[-1].text, line)
@@ -191,7 +201,8 @@ def read_document(text: str) -> Document:
             # A paragraph after a blank line leaves the list a label introduced ("Blocked:").
             headings = {k: v for k, v in headings.items() if k < _LABEL_LEVEL}
         under = bool(headings)
-        passages.append(Passage(line.strip(), context(), item=under and _is_short(line)))
+        passages.append(Passage(line.strip(), context(), item=under and _is_short(line),
+                                heading_levels=levels()))
         last_line = index
     first_line = next((line.strip() for line in lines if line.strip()), "")
     return Document(passages, skipped, sender, signature, first_line[:MAX_LINE_LENGTH])

@@ -365,6 +365,29 @@ def test_the_dev_extra2_batch_is_scored_only_when_asked_and_its_misses_can_be_re
 
 
 @pytest.mark.django_db  # the report names the database server
+def test_the_command_reads_one_source_when_asked(tiny_corpus: Path, tmp_path: Path) -> None:
+    held_out = _record("h1", "The search page is blocked on the index rebuild.", "meeting", "dev",
+                       [_gold("search page", "DEPENDS_ON", "index rebuild",
+                              "The search page is blocked on the index rebuild.")],
+                       batch="dev-extra2")
+    (tiny_corpus / "held-out-minutes.jsonl").write_text(json.dumps(held_out) + "\n")
+
+    only_tracker = _run("--corpus", str(tiny_corpus), "--split", "dev", "--source", "tracker",
+                        "--out", str(tmp_path / "a"))
+    assert _row(only_tracker, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    assert "support" not in only_tracker
+    two = _run("--corpus", str(tiny_corpus), "--split", "dev", "--source", "tracker",
+               "--source", "support", "--out", str(tmp_path / "b"))
+    assert _row(two, "dev split, per genre", "all")[1] == "3"
+    held = _run("--corpus", str(tiny_corpus), "--split", "dev", "--batch", "dev-extra2",
+                "--source", "held-out-minutes", "--out", str(tmp_path / "c"))
+    assert _row(held, "dev split, per genre", "all")[1:3] == ["1", "1"]
+    with pytest.raises(CommandError, match="from held-out-minutes"):
+        _run("--corpus", str(tiny_corpus), "--split", "dev", "--source", "held-out-minutes",
+             "--out", str(tmp_path / "d"))  # not in the default batches
+
+
+@pytest.mark.django_db  # the report names the database server
 def test_the_command_refuses_a_corpus_with_nothing_labelled(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text(json.dumps(
         _record("x", "text", "tracker", "dev", []) | {"gold_facts": None}).replace(

@@ -50,6 +50,9 @@ class Command(BaseCommand):
                                  "sources, for measuring only: never with --misses) or "
                                  "'dev-extra2' (dev-only episodes of five more sources); "
                                  "original and dev-extra by default")
+        parser.add_argument("--source", action="append",
+                            help="only this source (repeatable): a corpus file's name without "
+                                 ".jsonl, e.g. bevy-prs; all sources of the batches by default")
         parser.add_argument("--corpus", default=str(DEFAULT_CORPUS),
                             help="directory of labelled .jsonl files")
         parser.add_argument("--out", default="var/bench-extraction",
@@ -76,10 +79,12 @@ class Command(BaseCommand):
                                "(tests/corpus/README.md): drop --misses or --batch validation")
         splits = SPLITS if options["split"] == "both" else (options["split"],)
         episodes = load_corpus(corpus, splits=splits, genres=options["genre"],
-                               batches=options["batch"])
+                               batches=options["batch"], sources=options["source"])
         if not episodes:
             raise CommandError(f"no labelled episodes in {corpus} for {', '.join(splits)}"
                                + (f" in {', '.join(options['batch'])}" if options["batch"]
+                                  else "")
+                               + (f" from {', '.join(options['source'])}" if options["source"]
                                   else ""))
         paths = PATHS if options["path"] == "both" else (options["path"],)
         results: dict[str, BenchResult] = {}

@@ -142,3 +142,22 @@ def test_consent_consensus_and_a_move_to_the_next_meeting_decide_the_item_above(
 )
 def test_no_consensus_or_a_consensus_awaited_decides_nothing(line: str) -> None:
     assert statuses(f"{ITEM}  * {line}\n") == set()
+
+
+def test_a_participle_after_a_determiner_qualifies_a_noun_and_decides_nothing() -> None:
+    """spdx-service-2023-2023-08-14-s6: the approved licenses are a list, not a decision."""
+    line = ("- Reference https://opensource.org/licenses/ - This lists all the approved licenses "
+            "by OSI\n")
+    assert statuses(f"## License list\n\n{line}") == set()
+    assert statuses("- The board approved the budget proposal.\n") == {
+        ("Budget Proposal", "Approved")}
+
+
+def test_no_objections_on_the_item_a_line_names_decide_that_item_not_the_heading_above() -> None:
+    """nodejs-tsc-meetings-2018-03-14-s7."""
+    text = ("## Strategic Initiatives - Tracking Issue [#423](https://github.com/nodejs/TSC/"
+            "issues/423)\n\n* N-api: [#19262](https://github.com/nodejs/node/pull/19262) PR take "
+            "n-api out of experimental, no objections 🎉, waiting to pass CI\n")
+    decided = statuses(text)
+    assert ("nodejs/node#19262", "Accepted") in decided
+    assert not any("#423" in item for item, _ in decided)

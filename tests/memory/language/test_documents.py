@@ -3,7 +3,13 @@ tables, quotations, comments, signatures) is left unread."""
 
 from __future__ import annotations
 
-from memory.language.documents import MAX_LINE_LENGTH, MAX_LINES, Passage, read_document
+from memory.language.documents import (
+    LABEL_LEVEL,
+    MAX_LINE_LENGTH,
+    MAX_LINES,
+    Passage,
+    read_document,
+)
 
 AGENDA = """# Weekly triage
 
@@ -83,3 +89,11 @@ def test_a_document_is_read_to_a_bounded_size() -> None:
 
     assert len(document.passages) <= MAX_LINES
     assert all(len(p.text) <= MAX_LINE_LENGTH for p in document.passages)
+
+
+def test_each_heading_keeps_its_level_markdowns_or_a_labels() -> None:
+    document = read_document("# Objective\n\n## Solution\n\n**Ben**\n\n* split the flag in two\n")
+
+    (passage,) = document.passages
+    assert passage.headings == ("Objective", "Solution", "Ben")
+    assert passage.heading_levels == (1, 2, LABEL_LEVEL)
