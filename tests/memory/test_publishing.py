@@ -5,18 +5,29 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.db import OperationalError, connection
 
+from memory.engine.lifecycle import Retired
+from memory.engine.structure import Structure
+from memory.engine.types import Cluster, Summary
 from memory.ingestion import ingest_records
 from memory.models import Claim, Entity, Episode, Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from memory.processing import process_episode
-from memory.publishing import insert_links, insert_models, insert_values, uses_copy
-from memory.summarize import PROMPT_VERSION
+from memory.publishing import (
+    ObservationDraft,
+    insert_links,
+    insert_models,
+    insert_values,
+    publish_run,
+    uses_copy,
+)
+from memory.summarize import PROMPT_VERSION, SummaryOutcome
 from tests.conftest import IngestFn
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
 from tests.scenarios import SEED
@@ -25,6 +36,7 @@ needs_postgres = pytest.mark.skipif(
     "connection.vendor != 'postgresql'", reason="COPY is PostgreSQL's; SQLite has bulk_create only"
 )
 IDENTITY = {"id", "uuid", "lineage"}
+NOW = datetime(2026, 12, 1, 9, tzinfo=UTC)
 
 
 def observations(graph: Graph, run: PipelineRun, count: int) -> list[Observation]:
@@ -221,3 +233,102 @@ def test_a_run_finishes_when_it_publishes_and_its_observations_know_their_facts(
     assert run.heartbeat_at is not None and run.heartbeat_at >= run.published_at
     # The fingerprint of its facts is what tells a later restatement from a change.
     assert observation.facts_fingerprint and len(observation.facts_fingerprint) == 64
+
+
+# --- publish_run given a run's decisions directly -------------------------------------------------
+
+
+def draft_of(episode: Episode, *, fallback_reason: str = "") -> ObservationDraft:
+    """A run's decision to publish one observation of ``episode``, summarized by the template."""
+    at = episode.reference_time
+    structure = Structure(
+        kind="dependency_chain",
+        entity_ids=(),
+        people=(),
+        episode_ids=(episode.pk,),
+        fact_ids=(),
+        window_start=at,
+        window_end=at,
+        links=(),
+    )
+    outcome = SummaryOutcome(
+        summary=Summary(
+            name="Work Item 1 blocking 1 workstream", summary="Work Item 1 waits.", claims=()
+        ),
+        generator="template",
+        prompt_version="",
+        fallback_reason=fallback_reason,
+    )
+    cluster = Cluster(episode_ids=(episode.pk,), fact_ids=(), links=())
+    return ObservationDraft(
+        cluster=cluster,
+        structure=structure,
+        outcome=outcome,
+        lineage=None,
+        version=1,
+        predecessor_ids=(),
+    )
+
+
+def retirement_of(observation: Observation) -> Retired:
+    return Retired(
+        observation_id=observation.pk,
+        reason="evidence_ended",
+        successor_keys=(),
+        closed_fact_ids=(),
+        dropped_episode_ids=(),
+        out_of_window_episode_ids=(),
+    )
+
+
+@pytest.mark.django_db
+def test_a_fallback_reason_longer_than_its_column_is_published_cut_to_200_characters() -> None:
+    episode = EpisodeFactory()
+    run = PipelineRunFactory(graph=episode.graph)
+    reason = "model output rejected: " + "claim 1 names someone the facts do not; " * 10
+
+    created = publish_run(
+        run,
+        drafts=[draft_of(episode, fallback_reason=reason)],
+        retired=[],
+        names={},
+        now=NOW,
+        counts={},
+    )
+
+    (observation,) = created.values()
+    observation.refresh_from_db()
+    assert observation.summary_fallback == reason[:200]
+    assert (observation.status, observation.created_by_run) == ("active", run)
+
+
+@pytest.mark.django_db
+def test_a_run_retiring_a_retired_observation_leaves_it_as_the_first_run_retired_it() -> None:
+    graph = GraphFactory()
+    first, second = PipelineRunFactory(graph=graph), PipelineRunFactory(graph=graph)
+    observation = ObservationFactory(graph=graph)
+    publish_run(
+        first, drafts=[], retired=[retirement_of(observation)], names={}, now=NOW, counts={}
+    )
+    observation.refresh_from_db()
+    as_first_retired = (
+        observation.status,
+        observation.retired_at,
+        observation.retired_by_run,
+        observation.retired_reason,
+        observation.retirement,
+    )
+
+    later = NOW + timedelta(days=1)
+    superseded = replace(retirement_of(observation), reason="superseded")
+    publish_run(second, drafts=[], retired=[superseded], names={}, now=later, counts={})
+
+    observation.refresh_from_db()
+    assert (
+        observation.status,
+        observation.retired_at,
+        observation.retired_by_run,
+        observation.retired_reason,
+        observation.retirement,
+    ) == as_first_retired
+    assert as_first_retired[:4] == ("retired", NOW, first, "evidence_ended")
