@@ -206,8 +206,9 @@ def test_a_run_failing_mid_publish_leaves_the_previous_observations_and_nothing_
 
 @pytest.mark.django_db
 def test_a_published_observation_carries_its_clusters_counts_and_its_summarys_audit(
-    graph: Graph, ingest: IngestFn, fake_openai: Any
+    graph: Graph, ingest: IngestFn, fake_openai: Any, settings: Any
 ) -> None:
+    settings.LLM_TIMEOUT_SECONDS = 10.0  # a busy machine must not make the answer late
     ingest(graph, SEED)
 
     (observation,) = Observation.objects.filter(graph=graph)
