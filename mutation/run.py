@@ -78,7 +78,10 @@ TARGETS: dict[str, Target] = {
     "idempotency": Target(["memory/api/idempotency.py"], ["tests/api/test_idempotency.py"],
                           databases=("sqlite", "postgresql")),
     "publishing": Target(["memory/publishing.py"],
-                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py"],
+                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py",
+                          # The stalled items' memo, written with the run's observations and
+                          # read by the next run (keep_stalled_items_memo).
+                          "tests/memory/test_stalled_items.py"],
                          databases=("sqlite", "postgresql")),
     "citations": Target(["memory/summarize.py"], ["tests/memory/test_summarize.py"],
                         functions=["read_summary", "read_claim", "summary_problems",
@@ -112,7 +115,10 @@ def prepare(name: str, target: Target, database: str, *, fresh: bool) -> Path:
         "only_mutate": target.files,
         "also_copy": ["templates", "static", "manage.py"],
         "pytest_add_cli_args_test_selection": [*target.tests, "-m", DESELECT],
-        "pytest_add_cli_args": ["-p", "no:cacheprovider"],
+        # The test database built from the models, not by running the migrations: a mutant's
+        # tests run in a new pytest session each, and migrating took ~8 s of each (a second
+        # without); the migrations' own data steps have nothing to change in an empty database.
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "--nomigrations"],
         "use_git_change_detection": False,
     }
     lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
