@@ -333,3 +333,18 @@ def test_a_run_retiring_a_retired_observation_leaves_it_as_the_first_run_retired
         observation.retirement,
     ) == as_first_retired
     assert as_first_retired[:4] == ("retired", NOW, first, "evidence_ended")
+
+
+@pytest.mark.django_db
+def test_publishing_marks_the_run_succeeded_published_finished_and_alive_at_its_moment() -> None:
+    episode = EpisodeFactory()
+    run = PipelineRunFactory(graph=episode.graph, status=PipelineRun.Status.RUNNING)
+
+    publish_run(
+        run, drafts=[draft_of(episode)], retired=[], names={}, now=NOW, counts={"created": 1}
+    )
+
+    run.refresh_from_db()
+    assert run.status == PipelineRun.Status.SUCCEEDED
+    assert run.published_at == run.finished_at == run.heartbeat_at == NOW
+    assert run.counts == {"created": 1}
