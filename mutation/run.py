@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "var" / "mutation"
 EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
 #: What the scratch copy needs besides the code: templates, static files, manage.py, the tests.
-LINKED = ["memory", "dashboard", "tests", "templates", "static", "manage.py"]
+LINKED = ["memory", "dashboard", "tests", "templates", "static", "manage.py",
+          # tests/dashboard/test_health.py reads the compose file's healthcheck.
+          "docker-compose.yml"]
 #: Tests that need services or a browser, or take minutes, are left out of mutation runs.
 DESELECT = "not browser and not worker and not postgres and not slow"
 
@@ -113,7 +115,7 @@ def prepare(name: str, target: Target, database: str, *, fresh: bool) -> Path:
     settings = {
         "source_paths": ["memory", "dashboard"],
         "only_mutate": target.files,
-        "also_copy": ["templates", "static", "manage.py"],
+        "also_copy": ["templates", "static", "manage.py", "docker-compose.yml"],
         "pytest_add_cli_args_test_selection": [*target.tests, "-m", DESELECT],
         # The test database built from the models, not by running the migrations: a mutant's
         # tests run in a new pytest session each, and migrating took ~8 s of each (a second
