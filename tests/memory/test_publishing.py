@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection
 
-from memory.engine.lifecycle import Retired
+from memory.engine.lifecycle import Restated, Retired
 from memory.engine.structure import Structure
 from memory.engine.types import Cluster, Summary
 from memory.ingestion import ingest_records
@@ -348,3 +348,34 @@ def test_publishing_marks_the_run_succeeded_published_finished_and_alive_at_its_
     assert run.status == PipelineRun.Status.SUCCEEDED
     assert run.published_at == run.finished_at == run.heartbeat_at == NOW
     assert run.counts == {"created": 1}
+
+
+@pytest.mark.django_db
+def test_a_restatement_of_a_retired_observation_leaves_it_and_the_next_one_is_restated() -> None:
+    graph = GraphFactory()
+    run = PipelineRunFactory(graph=graph)
+    retired = ObservationFactory(graph=graph, status=Observation.Status.RETIRED)
+    active = ObservationFactory(graph=graph)
+    update = EpisodeFactory(graph=graph, reference_time=NOW)
+    evidence = Cluster(episode_ids=(update.pk,), fact_ids=(), links=())
+    as_retired = (retired.restatements, retired.episode_count, retired.window_end)
+
+    publish_run(
+        run,
+        drafts=[],
+        retired=[],
+        names={},
+        now=NOW,
+        counts={},
+        restated=[
+            (Restated(retired.pk, 1, (update.pk,), ()), evidence),
+            (Restated(active.pk, 2, (update.pk,), ()), evidence),
+        ],
+    )
+
+    retired.refresh_from_db()
+    active.refresh_from_db()
+    assert (retired.restatements, retired.episode_count, retired.window_end) == as_retired
+    assert as_retired[:2] == ([], 2)
+    assert active.restatements == [{"at": NOW.isoformat(), "run": str(run.uuid), "episodes": 1}]
+    assert (active.episode_count, active.window_end) == (1, NOW)
