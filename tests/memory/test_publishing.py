@@ -72,7 +72,9 @@ def test_copy_and_bulk_create_write_the_same_observations_with_ids_in_order() ->
     insert_models(created, copy=False)
 
     assert [o.pk for o in copied] == sorted(o.pk for o in copied)
-    assert all(not o._state.adding for o in copied)
+    # Saved instances as bulk_create leaves them: no longer being added, in this database.
+    assert [(o._state.adding, o._state.db) for o in copied] == [
+        (o._state.adding, o._state.db) for o in created] == [(False, connection.alias)] * 3
     for a, b in zip(copied, created, strict=True):
         assert stored(a) == written(a)
         assert stored(a) == {**stored(b), "evidence_fingerprint": a.evidence_fingerprint}
