@@ -705,3 +705,33 @@ def test_a_restatement_supports_the_earliest_interval_of_the_fact_that_can_hold_
     record(graph, waits_on_auth(TUESDAY), at=TUESDAY, now=FRIDAY)
 
     assert (first.evidence.count(), again.evidence.count()) == (2, 1)
+
+
+# -- what a batch reads ----------------------------------------------------------------------
+
+
+def test_a_batch_asked_back_to_an_earlier_start_reads_the_new_scope_and_the_covered_ones_again(
+    graph: Graph,
+) -> None:
+    search, audit = named(graph, "Search Rewrite", "WorkItem"), named(graph, "Audit", "WorkItem")
+    closed = FactFactory(graph=graph, source=search, relation="HAS_STATUS", invalid_at=TUESDAY)
+    waiting = FactFactory(graph=graph, source=audit, relation="DEPENDS_ON")
+    batch = FactBatch(graph, default_ontology())
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=FRIDAY)
+    assert set(batch.facts) == set()  # its status had ended before Friday
+
+    batch.cover({("from", audit.pk, "DEPENDS_ON")}, since=MONDAY)
+
+    assert set(batch.facts) == {closed.pk, waiting.pk}
+
+
+def test_a_batch_reads_a_covered_scope_once_whatever_the_later_starts(
+    graph: Graph, django_assert_num_queries
+) -> None:
+    search, audit = named(graph, "Search Rewrite", "WorkItem"), named(graph, "Audit", "WorkItem")
+    batch = FactBatch(graph, default_ontology())
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=MONDAY)
+    batch.cover({("from", audit.pk, "DEPENDS_ON")}, since=FRIDAY)
+
+    with django_assert_num_queries(0):  # Tuesday is after the batch's Monday: read already
+        batch.cover({("from", search.pk, "HAS_STATUS")}, since=TUESDAY)
