@@ -735,3 +735,21 @@ def test_a_batch_reads_a_covered_scope_once_whatever_the_later_starts(
 
     with django_assert_num_queries(0):  # Tuesday is after the batch's Monday: read already
         batch.cover({("from", search.pk, "HAS_STATUS")}, since=TUESDAY)
+
+
+def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(graph: Graph) -> None:
+    search, audit, review = (named(graph, name, "WorkItem")
+                             for name in ("Search Rewrite", "Audit", "Security Review"))
+    waits = FactFactory(graph=graph, source=search, relation="DEPENDS_ON", target=review)
+    status = FactFactory(graph=graph, source=audit, relation="HAS_STATUS")
+    for source, relation, target in [(search, "TRACKS", review), (search, "DEPENDS_ON", audit),
+                                     (audit, "DEPENDS_ON", review)]:
+        FactFactory(graph=graph, source=source, relation=relation, target=target)
+    FactFactory(graph=graph, source=audit, relation="TRACKS", target=search)
+    FactFactory(graph=graph, source=search, relation="HAS_STATUS")
+    batch = FactBatch(graph, default_ontology())
+
+    batch.cover({("edge", search.pk, "DEPENDS_ON", review.pk), ("from", audit.pk, "HAS_STATUS")},
+                since=MONDAY)
+
+    assert set(batch.facts) == {waits.pk, status.pk}
