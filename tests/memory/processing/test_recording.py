@@ -745,11 +745,12 @@ def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(graph:
     for source, relation, target in [(search, "TRACKS", review), (search, "DEPENDS_ON", audit),
                                      (audit, "DEPENDS_ON", review)]:
         FactFactory(graph=graph, source=source, relation=relation, target=target)
-    FactFactory(graph=graph, source=audit, relation="TRACKS", target=search)
+    tracked = FactFactory(graph=graph, source=audit, relation="TRACKS", target=search)
     FactFactory(graph=graph, source=search, relation="HAS_STATUS")
+    FactFactory(graph=graph, source=review, relation="DEPENDS_ON", target=search)
     batch = FactBatch(graph, default_ontology())
 
-    batch.cover({("edge", search.pk, "DEPENDS_ON", review.pk), ("from", audit.pk, "HAS_STATUS")},
-                since=MONDAY)
+    batch.cover({("edge", search.pk, "DEPENDS_ON", review.pk), ("from", audit.pk, "HAS_STATUS"),
+                 ("to", "TRACKS", search.pk)}, since=MONDAY)
 
-    assert set(batch.facts) == {waits.pk, status.pk}
+    assert set(batch.facts) == {waits.pk, status.pk, tracked.pk}
