@@ -737,7 +737,9 @@ def test_a_batch_reads_a_covered_scope_once_whatever_the_later_starts(
         batch.cover({("from", search.pk, "HAS_STATUS")}, since=TUESDAY)
 
 
-def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(graph: Graph) -> None:
+def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(
+    graph: Graph, django_assert_num_queries
+) -> None:
     search, audit, review = (named(graph, name, "WorkItem")
                              for name in ("Search Rewrite", "Audit", "Security Review"))
     waits = FactFactory(graph=graph, source=search, relation="DEPENDS_ON", target=review)
@@ -754,3 +756,17 @@ def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(graph:
                  ("to", "TRACKS", search.pk)}, since=MONDAY)
 
     assert set(batch.facts) == {waits.pk, status.pk, tracked.pk}
+    with django_assert_num_queries(0):  # read with their targets
+        assert {f.target.name for f in batch.facts.values()} == {
+            "Security Review", status.target.name, "Search Rewrite"}
+
+
+def test_a_batch_does_not_read_a_fact_retracted_without_an_end(graph: Graph) -> None:
+    search = named(graph, "Search Rewrite", "WorkItem")
+    FactFactory(graph=graph, source=search, relation="HAS_STATUS", expired_at=TUESDAY)
+    holding = FactFactory(graph=graph, source=search, relation="HAS_STATUS")
+    batch = FactBatch(graph, default_ontology())
+
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=MONDAY)
+
+    assert set(batch.facts) == {holding.pk}
