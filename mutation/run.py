@@ -13,6 +13,7 @@ more than 10% (``--max-surviving``) or a survivor is neither killed nor listed.
     python mutation/run.py                      # every target
     python mutation/run.py idempotency access   # some of them
     python mutation/run.py --report             # the figures of the last runs, running nothing
+    python mutation/run.py publishing --only _restate,_retire   # some functions' mutants
 
 Targets run niced, one mutant at a time (``--children``): the machine is shared.
 """
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -134,7 +135,10 @@ def patterns(target: Target) -> list[str]:
                for p in sorted(ROOT.glob(glob)) if p.name != "__init__.py"]
     if target.functions is None:
         return [f"{m}.*" for m in modules]
-    return [f"{m}.x_{f}__mutmut_*" for m in modules for f in target.functions]
+    # A function ``f``, a method ``ǁClassǁmethod`` or one mutant ``f__mutmut_3``.
+    return [f"{m}.x{'' if f.startswith('ǁ') else '_'}{f}"
+            + ("" if "__mutmut_" in f else "__mutmut_*")
+            for m in modules for f in target.functions]
 
 
 def run(name: str, target: Target, *, children: int, fresh: bool) -> None:
@@ -234,6 +238,9 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="start the scratch copies anew")
     parser.add_argument("--report", action="store_true", help="only print the last figures")
     parser.add_argument("--max-surviving", type=float, default=0.10)
+    parser.add_argument("--only", metavar="NAMES",
+                        help="run only these functions of the targets, comma-separated: f, "
+                             "ǁClassǁmethod or one mutant f__mutmut_3 (the report stays whole)")
     args = parser.parse_args()
     names = args.targets or list(TARGETS)
     unknown = sorted(set(names) - set(TARGETS))
@@ -241,7 +248,10 @@ def main() -> int:
         parser.error(f"no target {', '.join(unknown)}")
     if not args.report:
         for name in names:
-            run(name, TARGETS[name], children=args.children, fresh=args.fresh)
+            target = TARGETS[name]
+            if args.only:
+                target = replace(target, functions=args.only.split(","))
+            run(name, target, children=args.children, fresh=args.fresh)
     return report(names, args.max_surviving)
 
 
