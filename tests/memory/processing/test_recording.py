@@ -11,7 +11,7 @@ import pytest
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.models import Entity, Fact, Graph
 from memory.ontology import Ontology, build_ontology, default_ontology
-from memory.processing.recording import EpisodeOutcome, FactBatch, FactRecorder
+from memory.processing.recording import EpisodeOutcome, FactBatch, FactRecorder, scopes_of
 from memory.resolution import Resolution
 from tests.factories import MONDAY, EntityFactory, EpisodeFactory, FactFactory
 
@@ -770,3 +770,50 @@ def test_a_batch_does_not_read_a_fact_retracted_without_an_end(graph: Graph) -> 
     batch.cover({("from", search.pk, "HAS_STATUS")}, since=MONDAY)
 
     assert set(batch.facts) == {holding.pk}
+
+
+# -- what a reading can touch ----------------------------------------------------------------
+
+IDS = {("Search Rewrite", "WorkItem"): 1, ("Audit", "WorkItem"): 2, ("Done", "Status"): 3,
+       ("Acme Corp", "Customer"): 4, ("Timeouts", "Issue"): 5}
+
+
+def id_of(name: str | None, type_: str | None) -> int | None:
+    return IDS.get((name or "", type_ or ""))
+
+
+def test_a_finished_item_touches_what_its_resolution_rules_end_and_a_dependency_its_status(
+) -> None:
+    extraction = Extraction(extractor="rules@1", author=ExtractedEntity("Bob", "Person"), facts=[
+        ExtractedFact("Search Rewrite", "WorkItem", "HAS_STATUS", "Done", "Status", "It is done."),
+        ExtractedFact("Audit", "WorkItem", "DEPENDS_ON", "Search Rewrite", "WorkItem", "Waits."),
+        # An item not stored yet has no stored facts to touch, finished or not.
+        ExtractedFact("Something New", "WorkItem", "HAS_STATUS", "Done", "Status", "Done too."),
+    ], closures=[])
+
+    scopes = scopes_of(extraction, TRACKING_ENDS, id_of)
+
+    assert scopes == {
+        ("edge", 1, "HAS_STATUS", 3), ("from", 1, "HAS_STATUS"),  # its status, single-valued
+        ("to", "REPORTED", 1), ("to", "TRACKS", 1), ("from", 1, "AFFECTS"),
+        ("from", 1, "PRECEDED_BY"),  # what its resolution rules end
+        ("edge", 2, "DEPENDS_ON", 1),  # the dependency, and whether what it waits on is done
+    }
+
+
+def test_closures_touch_what_they_end_and_a_report_every_other_report_of_its_issue() -> None:
+    extraction = Extraction(extractor="rules@1", author=ExtractedEntity("Acme Corp", "Customer"),
+                            facts=[], closures=[
+        ExtractedClosure("Nobody Known", "Customer", "REPORTED", "Timeouts", "Issue", "Fixed."),
+        ExtractedClosure("Acme Corp", "Customer", "REPORTED", "Timeouts", "Issue", "Fixed."),
+        ExtractedClosure("Audit", "WorkItem", "DEPENDS_ON", "Something New", "WorkItem", "No."),
+    ])
+
+    scopes = scopes_of(extraction, TRACKING_ENDS, id_of)
+
+    assert scopes == {
+        ("edge", 4, "REPORTED", 5), ("from", 4, "REPORTED"),
+        ("to", "REPORTED", 5), ("to", "TRACKS", 5), ("from", 5, "AFFECTS"),
+        ("from", 5, "PRECEDED_BY"),
+        ("from", 2, "DEPENDS_ON"),
+    }
