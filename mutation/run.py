@@ -13,6 +13,7 @@ more than 10% (``--max-surviving``) or a survivor is neither killed nor listed.
     python mutation/run.py                      # every target
     python mutation/run.py idempotency access   # some of them
     python mutation/run.py --report             # the figures of the last runs, running nothing
+    python mutation/run.py publishing --only _restate,_retire   # some functions' mutants
 
 Targets run niced, one mutant at a time (``--children``): the machine is shared.
 """
@@ -28,7 +29,7 @@ import subprocess
 import sys
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -36,7 +37,9 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "var" / "mutation"
 EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
 #: What the scratch copy needs besides the code: templates, static files, manage.py, the tests.
-LINKED = ["memory", "dashboard", "tests", "templates", "static", "manage.py"]
+LINKED = ["memory", "dashboard", "tests", "templates", "static", "manage.py",
+          # tests/dashboard/test_health.py reads the compose file's healthcheck.
+          "docker-compose.yml"]
 #: Tests that need services or a browser, or take minutes, are left out of mutation runs.
 DESELECT = "not browser and not worker and not postgres and not slow"
 
@@ -78,7 +81,10 @@ TARGETS: dict[str, Target] = {
     "idempotency": Target(["memory/api/idempotency.py"], ["tests/api/test_idempotency.py"],
                           databases=("sqlite", "postgresql")),
     "publishing": Target(["memory/publishing.py"],
-                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py"],
+                         ["tests/memory/test_publishing.py", "tests/memory/test_pipeline.py",
+                          # The stalled items' memo, written with the run's observations and
+                          # read by the next run (keep_stalled_items_memo).
+                          "tests/memory/test_stalled_items.py"],
                          databases=("sqlite", "postgresql")),
     "citations": Target(["memory/summarize.py"], ["tests/memory/test_summarize.py"],
                         functions=["read_summary", "read_claim", "summary_problems",
@@ -110,9 +116,12 @@ def prepare(name: str, target: Target, database: str, *, fresh: bool) -> Path:
     settings = {
         "source_paths": ["memory", "dashboard"],
         "only_mutate": target.files,
-        "also_copy": ["templates", "static", "manage.py"],
+        "also_copy": ["templates", "static", "manage.py", "docker-compose.yml"],
         "pytest_add_cli_args_test_selection": [*target.tests, "-m", DESELECT],
-        "pytest_add_cli_args": ["-p", "no:cacheprovider"],
+        # The test database built from the models, not by running the migrations: a mutant's
+        # tests run in a new pytest session each, and migrating took ~8 s of each (a second
+        # without); the migrations' own data steps have nothing to change in an empty database.
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "--nomigrations"],
         "use_git_change_detection": False,
     }
     lines = ["", "[tool.mutmut]"] + [f"{k} = {json.dumps(v)}" for k, v in settings.items()]
@@ -126,7 +135,10 @@ def patterns(target: Target) -> list[str]:
                for p in sorted(ROOT.glob(glob)) if p.name != "__init__.py"]
     if target.functions is None:
         return [f"{m}.*" for m in modules]
-    return [f"{m}.x_{f}__mutmut_*" for m in modules for f in target.functions]
+    # A function ``f``, a method ``ǁClassǁmethod`` or one mutant ``f__mutmut_3``.
+    return [f"{m}.x{'' if f.startswith('ǁ') else '_'}{f}"
+            + ("" if "__mutmut_" in f else "__mutmut_*")
+            for m in modules for f in target.functions]
 
 
 def run(name: str, target: Target, *, children: int, fresh: bool) -> None:
@@ -226,6 +238,9 @@ def main() -> int:
     parser.add_argument("--fresh", action="store_true", help="start the scratch copies anew")
     parser.add_argument("--report", action="store_true", help="only print the last figures")
     parser.add_argument("--max-surviving", type=float, default=0.10)
+    parser.add_argument("--only", metavar="NAMES",
+                        help="run only these functions of the targets, comma-separated: f, "
+                             "ǁClassǁmethod or one mutant f__mutmut_3 (the report stays whole)")
     args = parser.parse_args()
     names = args.targets or list(TARGETS)
     unknown = sorted(set(names) - set(TARGETS))
@@ -233,7 +248,10 @@ def main() -> int:
         parser.error(f"no target {', '.join(unknown)}")
     if not args.report:
         for name in names:
-            run(name, TARGETS[name], children=args.children, fresh=args.fresh)
+            target = TARGETS[name]
+            if args.only:
+                target = replace(target, functions=args.only.split(","))
+            run(name, target, children=args.children, fresh=args.fresh)
     return report(names, args.max_surviving)
 
 

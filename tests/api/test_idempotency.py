@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connection, connections
 from django.utils import timezone
-from rest_framework.test import APIClient
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.test import APIClient, APIRequestFactory
 
 from memory.api import idempotency
 from memory.api.keys import create_api_key
@@ -374,3 +376,18 @@ def test_a_request_that_fails_releases_its_key_so_the_retry_runs_at_once(
 
     response = bulk(client, graph, SEED[:1], "a")
     assert response.status_code == 200 and response.json()["stored"] == 1
+
+
+def test_an_error_a_handler_answers_without_raising_is_not_stored_so_a_retry_runs_again(
+    owner,
+) -> None:
+    # Today's handlers raise their errors; one that answers a 4xx must not pin its key either.
+    request = Request(APIRequestFactory().post("/api/v1/anything", {"a": 1}, format="json"))
+    request.user = owner
+    answers = iter([Response({"code": "invalid"}, status=400), Response({"ok": True}, status=201)])
+
+    first = idempotency.run_once(request, "k", lambda: next(answers))
+    retry = idempotency.run_once(request, "k", lambda: next(answers))
+
+    assert (first.status_code, retry.status_code) == (400, 201)
+    assert IdempotencyRecord.objects.get().response_status == 201

@@ -4,9 +4,10 @@ the observations that involve it, its aliases and open merge suggestions."""
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from dashboard.access import entity_for_user
 from memory.merges import merge_entities
 from memory.models import Alias, Entity, Graph, MergeSuggestion, Observation
 from tests.dashboard.conftest import signed_in
@@ -137,3 +138,18 @@ def test_names_are_escaped(client: Client, graph, owner) -> None:
 
     assert "<img src=x" not in html and "<b>x</b>" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_a_merged_entity_is_read_with_the_entity_it_was_merged_into(
+    rf: RequestFactory, graph: Graph, owner, django_assert_num_queries
+) -> None:
+    kept = EntityFactory(graph=graph, name="Acme Corp", type="Customer")
+    merged = EntityFactory(graph=graph, name="Acme", type="Customer")
+    merge_entities(kept, merged)
+    request = rf.get("/")
+    request.user = owner
+
+    found, _ = entity_for_user(request, graph.slug, merged.uuid)
+
+    with django_assert_num_queries(0):  # its page says where it went
+        assert found.merged_into.name == "Acme Corp"

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from dashboard.access import merge_for_editor, suggestion_for_editor
 from memory.merges import merge_entities
 from memory.models import Entity, Fact, Graph, MergeRecord, MergeSuggestion
 from tests.dashboard.conftest import htmx, signed_in
@@ -179,3 +180,56 @@ def test_the_page_takes_the_same_eight_queries_whatever_the_number_of_suggestion
 
     assert len(response.context["suggestions"]) == min(count, 10)
     assert Entity.objects.filter(graph=graph).count() >= count
+
+
+@pytest.fixture
+def second_suggestion(graph: Graph) -> MergeSuggestion:
+    """"Globex" is probably "Globex Inc", suggested after Acme's."""
+    return MergeSuggestion.objects.create(
+        graph=graph, entity=EntityFactory(graph=graph, name="Globex", type="Customer"),
+        into=EntityFactory(graph=graph, name="Globex Inc", type="Customer"), score=80)
+
+
+def test_accepting_the_second_of_two_suggestions_merges_it_and_leaves_the_first_open(
+    client: Client, graph, owner, suggestion, second_suggestion
+) -> None:
+    response = signed_in(client, owner).post(accept_url(second_suggestion), follow=True)
+
+    assert "Merged Globex into Globex Inc." in response.content.decode()
+    record = MergeRecord.objects.get(graph=graph)
+    assert (record.kept.name, record.merged.name) == ("Globex Inc", "Globex")
+    suggestion.refresh_from_db()
+    assert suggestion.status == MergeSuggestion.Status.OPEN
+
+
+def test_undoing_the_second_of_two_merges_undoes_it_and_keeps_the_first(
+    client: Client, graph, owner
+) -> None:
+    first = merge_entities(EntityFactory(graph=graph, name="Exports", type="Product"),
+                           EntityFactory(graph=graph, name="Export", type="Product"))
+    second = merge_entities(EntityFactory(graph=graph, name="Billing", type="Product"),
+                            EntityFactory(graph=graph, name="Bills", type="Product"))
+
+    response = signed_in(client, owner).post(
+        reverse("merge-undo", args=[graph.slug, second.pk]), follow=True)
+
+    assert "Undone: Bills is its own entity again." in response.content.decode()
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.undone_at is None, second.undone_at is not None) == (True, True)
+
+
+def test_a_suggestion_to_decide_and_a_merge_to_undo_come_with_both_their_entities(
+    rf: RequestFactory, graph, owner, suggestion, django_assert_num_queries
+) -> None:
+    record = merge_entities(EntityFactory(graph=graph, name="Exports", type="Product"),
+                            EntityFactory(graph=graph, name="Export", type="Product"))
+    request = rf.post("/")
+    request.user = owner
+
+    found, _ = suggestion_for_editor(request, graph.slug, suggestion.pk)
+    undone, _ = merge_for_editor(request, graph.slug, record.pk)
+
+    with django_assert_num_queries(0):  # what the answers' messages name, read with them
+        assert (found.entity.name, found.into.name) == ("Acme", "Acme Corp")
+        assert (undone.kept.name, undone.merged.name) == ("Exports", "Export")

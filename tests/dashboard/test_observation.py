@@ -7,15 +7,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from dashboard.access import observation_for_user
 from memory.models import Claim, Entity, Episode, Fact, FactEvidence, Graph, Observation
 from tests.dashboard.conftest import htmx, signed_in
 from tests.factories import (
     MONDAY,
     EntityFactory,
     EpisodeFactory,
+    LLMCallFactory,
     MembershipFactory,
     ObservationFactory,
     chain_structure,
@@ -484,3 +486,18 @@ def test_the_root_blocker_and_what_waits_on_it_link_to_their_pages(
         entity = Entity.objects.get(graph=seeded.graph, name=name)
         assert f'<a href="{reverse("entity", args=[seeded.graph.slug, entity.uuid])}">{name}</a>' \
             in html
+
+
+def test_an_observation_is_read_with_its_model_call_but_not_the_calls_request_and_response(
+    rf: RequestFactory, graph: Graph, owner, django_assert_num_queries
+) -> None:
+    call = LLMCallFactory(graph=graph, request={"messages": []}, response='{"choices": []}')
+    observation = ObservationFactory(graph=graph, llm_call=call)
+    request = rf.get("/")
+    request.user = owner
+
+    found, _ = observation_for_user(request, graph.slug, observation.uuid)
+
+    with django_assert_num_queries(0):  # the page names the model; the texts can be long
+        assert found.llm_call.model == call.model
+    assert found.llm_call.get_deferred_fields() == {"request", "response"}

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from dashboard.access import run_for_user
 from memory.models import Graph, Observation, PipelineRun
 from tests.dashboard.conftest import htmx, signed_in
 from tests.factories import MONDAY, GraphFactory, LLMCallFactory, PipelineRunFactory
@@ -280,3 +281,16 @@ def test_a_run_says_which_summaries_wait_for_the_models_reading_of_their_updates
 
     assert "2 by the template until the model has read their updates" in html
     assert "because the model failed" not in html
+
+
+def test_a_run_is_read_with_who_asked_for_it(
+    rf: RequestFactory, graph: Graph, owner, django_assert_num_queries
+) -> None:
+    run = PipelineRunFactory(graph=graph, requested_by=owner)
+    request = rf.get("/")
+    request.user = owner
+
+    found, _ = run_for_user(request, graph.slug, run.uuid)
+
+    with django_assert_num_queries(0):  # the run page names them
+        assert found.requested_by == owner

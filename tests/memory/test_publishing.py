@@ -5,18 +5,29 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from django.db import OperationalError, connection
 
+from memory.engine.lifecycle import Restated, Retired
+from memory.engine.structure import Structure
+from memory.engine.types import Cluster, Summary
 from memory.ingestion import ingest_records
 from memory.models import Claim, Entity, Episode, Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from memory.processing import process_episode
-from memory.publishing import insert_links, insert_models, insert_values, uses_copy
-from memory.summarize import PROMPT_VERSION
+from memory.publishing import (
+    ObservationDraft,
+    insert_links,
+    insert_models,
+    insert_values,
+    publish_run,
+    uses_copy,
+)
+from memory.summarize import PROMPT_VERSION, SummaryOutcome
 from tests.conftest import IngestFn
 from tests.factories import EpisodeFactory, GraphFactory, ObservationFactory, PipelineRunFactory
 from tests.scenarios import SEED
@@ -25,6 +36,7 @@ needs_postgres = pytest.mark.skipif(
     "connection.vendor != 'postgresql'", reason="COPY is PostgreSQL's; SQLite has bulk_create only"
 )
 IDENTITY = {"id", "uuid", "lineage"}
+NOW = datetime(2026, 12, 1, 9, tzinfo=UTC)
 
 
 def observations(graph: Graph, run: PipelineRun, count: int) -> list[Observation]:
@@ -60,7 +72,9 @@ def test_copy_and_bulk_create_write_the_same_observations_with_ids_in_order() ->
     insert_models(created, copy=False)
 
     assert [o.pk for o in copied] == sorted(o.pk for o in copied)
-    assert all(not o._state.adding for o in copied)
+    # Saved instances as bulk_create leaves them: no longer being added, in this database.
+    assert [(o._state.adding, o._state.db) for o in copied] == [
+        (o._state.adding, o._state.db) for o in created] == [(False, connection.alias)] * 3
     for a, b in zip(copied, created, strict=True):
         assert stored(a) == written(a)
         assert stored(a) == {**stored(b), "evidence_fingerprint": a.evidence_fingerprint}
@@ -194,8 +208,9 @@ def test_a_run_failing_mid_publish_leaves_the_previous_observations_and_nothing_
 
 @pytest.mark.django_db
 def test_a_published_observation_carries_its_clusters_counts_and_its_summarys_audit(
-    graph: Graph, ingest: IngestFn, fake_openai: Any
+    graph: Graph, ingest: IngestFn, fake_openai: Any, settings: Any
 ) -> None:
+    settings.LLM_TIMEOUT_SECONDS = 10.0  # a busy machine must not make the answer late
     ingest(graph, SEED)
 
     (observation,) = Observation.objects.filter(graph=graph)
@@ -221,3 +236,148 @@ def test_a_run_finishes_when_it_publishes_and_its_observations_know_their_facts(
     assert run.heartbeat_at is not None and run.heartbeat_at >= run.published_at
     # The fingerprint of its facts is what tells a later restatement from a change.
     assert observation.facts_fingerprint and len(observation.facts_fingerprint) == 64
+
+
+# --- publish_run given a run's decisions directly -------------------------------------------------
+
+
+def draft_of(episode: Episode, *, fallback_reason: str = "") -> ObservationDraft:
+    """A run's decision to publish one observation of ``episode``, summarized by the template."""
+    at = episode.reference_time
+    structure = Structure(
+        kind="dependency_chain",
+        entity_ids=(),
+        people=(),
+        episode_ids=(episode.pk,),
+        fact_ids=(),
+        window_start=at,
+        window_end=at,
+        links=(),
+    )
+    outcome = SummaryOutcome(
+        summary=Summary(
+            name="Work Item 1 blocking 1 workstream", summary="Work Item 1 waits.", claims=()
+        ),
+        generator="template",
+        prompt_version="",
+        fallback_reason=fallback_reason,
+    )
+    cluster = Cluster(episode_ids=(episode.pk,), fact_ids=(), links=())
+    return ObservationDraft(
+        cluster=cluster,
+        structure=structure,
+        outcome=outcome,
+        lineage=None,
+        version=1,
+        predecessor_ids=(),
+    )
+
+
+def retirement_of(observation: Observation) -> Retired:
+    return Retired(
+        observation_id=observation.pk,
+        reason="evidence_ended",
+        successor_keys=(),
+        closed_fact_ids=(),
+        dropped_episode_ids=(),
+        out_of_window_episode_ids=(),
+    )
+
+
+@pytest.mark.django_db
+def test_a_fallback_reason_longer_than_its_column_is_published_cut_to_200_characters() -> None:
+    episode = EpisodeFactory()
+    run = PipelineRunFactory(graph=episode.graph)
+    reason = "model output rejected: " + "claim 1 names someone the facts do not; " * 10
+
+    created = publish_run(
+        run,
+        drafts=[draft_of(episode, fallback_reason=reason)],
+        retired=[],
+        names={},
+        now=NOW,
+        counts={},
+    )
+
+    (observation,) = created.values()
+    observation.refresh_from_db()
+    assert observation.summary_fallback == reason[:200]
+    assert (observation.status, observation.created_by_run) == ("active", run)
+
+
+@pytest.mark.django_db
+def test_a_run_retiring_a_retired_observation_leaves_it_as_the_first_run_retired_it() -> None:
+    graph = GraphFactory()
+    first, second = PipelineRunFactory(graph=graph), PipelineRunFactory(graph=graph)
+    observation = ObservationFactory(graph=graph)
+    publish_run(
+        first, drafts=[], retired=[retirement_of(observation)], names={}, now=NOW, counts={}
+    )
+    observation.refresh_from_db()
+    as_first_retired = (
+        observation.status,
+        observation.retired_at,
+        observation.retired_by_run,
+        observation.retired_reason,
+        observation.retirement,
+    )
+
+    later = NOW + timedelta(days=1)
+    superseded = replace(retirement_of(observation), reason="superseded")
+    publish_run(second, drafts=[], retired=[superseded], names={}, now=later, counts={})
+
+    observation.refresh_from_db()
+    assert (
+        observation.status,
+        observation.retired_at,
+        observation.retired_by_run,
+        observation.retired_reason,
+        observation.retirement,
+    ) == as_first_retired
+    assert as_first_retired[:4] == ("retired", NOW, first, "evidence_ended")
+
+
+@pytest.mark.django_db
+def test_publishing_marks_the_run_succeeded_published_finished_and_alive_at_its_moment() -> None:
+    episode = EpisodeFactory()
+    run = PipelineRunFactory(graph=episode.graph, status=PipelineRun.Status.RUNNING)
+
+    publish_run(
+        run, drafts=[draft_of(episode)], retired=[], names={}, now=NOW, counts={"created": 1}
+    )
+
+    run.refresh_from_db()
+    assert run.status == PipelineRun.Status.SUCCEEDED
+    assert run.published_at == run.finished_at == run.heartbeat_at == NOW
+    assert run.counts == {"created": 1}
+
+
+@pytest.mark.django_db
+def test_a_restatement_of_a_retired_observation_leaves_it_and_the_next_one_is_restated() -> None:
+    graph = GraphFactory()
+    run = PipelineRunFactory(graph=graph)
+    retired = ObservationFactory(graph=graph, status=Observation.Status.RETIRED)
+    active = ObservationFactory(graph=graph)
+    update = EpisodeFactory(graph=graph, reference_time=NOW)
+    evidence = Cluster(episode_ids=(update.pk,), fact_ids=(), links=())
+    as_retired = (retired.restatements, retired.episode_count, retired.window_end)
+
+    publish_run(
+        run,
+        drafts=[],
+        retired=[],
+        names={},
+        now=NOW,
+        counts={},
+        restated=[
+            (Restated(retired.pk, 1, (update.pk,), ()), evidence),
+            (Restated(active.pk, 2, (update.pk,), ()), evidence),
+        ],
+    )
+
+    retired.refresh_from_db()
+    active.refresh_from_db()
+    assert (retired.restatements, retired.episode_count, retired.window_end) == as_retired
+    assert as_retired[:2] == ([], 2)
+    assert active.restatements == [{"at": NOW.isoformat(), "run": str(run.uuid), "episodes": 1}]
+    assert (active.episode_count, active.window_end) == (1, NOW)

@@ -339,6 +339,19 @@ def test_a_years_old_status_reads_in_years_with_the_years_of_both_days() -> None
                                "status NEW since 20 Jul 2008 (over 18 years by 21 Dec 2026).")
 
 
+def test_a_ticket_reported_and_open_reads_since_its_first_report_naming_its_reporters() -> None:
+    reporters = {**ENTITIES, BOB: EntityInfo(BOB, "Bob", "Person")}
+    item = ItemState(ITEM, reports=(StateFact(10, ALICE, weeks_ago(6), (1,)),
+                                    StateFact(11, BOB, weeks_ago(2), (2,))))
+
+    summary = summary_of(item, reporters)
+
+    assert summary.name == "API Migration reported and open since 9 Nov"
+    assert summary.summary == ("API Migration has been reported and open since 9 Nov (6 weeks by "
+                               "21 Dec), with no status in these updates; reported by Alice and "
+                               "Bob.")
+
+
 def test_an_agenda_item_reads_on_the_agenda_in_k_of_the_last_n_weeks() -> None:
     item = ItemState(ITEM, mentions=mentions(0.5, 1.5, 3.5, 4.5))
 
@@ -451,6 +464,10 @@ def test_the_ticket_stall_names_the_problem_it_reports() -> None:
     assert summary.name.startswith("bitwarden/clients#9262 reports ")
     assert "Login Failures (bitwarden/clients), open since " in summary.name
     assert "it reports" in summary.summary and "Login Failures" in summary.summary
+    assert summary.summary == (
+        "bitwarden/clients#9262 has been reported and open since 9 Jun 2025 (80 weeks by "
+        "21 Dec 2026), with no status in these updates; reported by kensaiD2591; it reports the "
+        "Login Failures (bitwarden/clients).")
 
 
 # --- A tracker's own stall -----------------------------------------------------------------------
@@ -488,22 +505,40 @@ def test_a_tracker_someone_keeps_moving_is_still_its_own_stall() -> None:
 def test_one_update_naming_two_tickets_is_one_stall_naming_both() -> None:
     """A maintainer's "Looks like a duplicate of #5116" in the thread of #5287: one stall, the
     two tickets in its name (neither "reports" the other)."""
+    summary = summary_of_two_tickets_said_in((300,))
+
+    assert summary.name.startswith("docker/for-mac#5287 and docker/for-mac#5116 reported and "
+                                   "open since ")
+    assert "the same update names docker/for-mac#5116" in summary.summary
+    assert summary.summary == (
+        "docker/for-mac#5287 has been reported and open since 9 Jun 2025 (80 weeks by "
+        "21 Dec 2026), with no status in these updates; reported by thaJeztah; the same update "
+        "names docker/for-mac#5116.")
+
+
+def test_two_updates_naming_two_tickets_name_the_other_in_the_plural() -> None:
+    summary = summary_of_two_tickets_said_in((300, 301))
+
+    assert summary.name == ("docker/for-mac#5287 and docker/for-mac#5116 reported and open since "
+                            "9 Jun 2025")
+    assert summary.summary.endswith("; the same updates name docker/for-mac#5116.")
+
+
+def summary_of_two_tickets_said_in(updates: tuple[int, ...]) -> Summary:
     other = 23
-    found = find_stalls([ItemState(TICKET, reports=(StateFact(31, KENSAI, weeks_ago(80), (300,)),)),
-                         ItemState(other, reports=(StateFact(32, KENSAI, weeks_ago(80), (300,)),))],
+    since = weeks_ago(80)
+    found = find_stalls([ItemState(TICKET, reports=(StateFact(31, KENSAI, since, updates),)),
+                         ItemState(other, reports=(StateFact(32, KENSAI, since, updates),))],
                         NOW, 3, UNSTUCK)
     (stall,) = one_stall_per_evidence(found, preferred={TICKET, other})
     entities = {TICKET: EntityInfo(TICKET, "docker/for-mac#5287", "WorkItem"),
                 other: EntityInfo(other, "docker/for-mac#5116", "WorkItem"),
                 KENSAI: EntityInfo(KENSAI, "thaJeztah", "Customer")}
     cluster = stall_cluster(stall)
-    episodes = {300: EpisodeInfo(300, stall.since)}
-    facts = {31: FactInfo(31, KENSAI, "REPORTED", TICKET, (300,)),
-             32: FactInfo(32, KENSAI, "REPORTED", other, (300,))}
-
+    episodes = {e: EpisodeInfo(e, stall.since) for e in cluster.episode_ids}
+    facts = {31: FactInfo(31, KENSAI, "REPORTED", TICKET, updates),
+             32: FactInfo(32, KENSAI, "REPORTED", other, updates)}
     summary = summarize_with_template(stall_structure(stall, cluster, entities, episodes), facts,
                                       entities, episodes)
-
-    assert summary.name.startswith("docker/for-mac#5287 and docker/for-mac#5116 reported and "
-                                   "open since ")
-    assert "the same update names docker/for-mac#5116" in summary.summary
+    assert validate_summary(summary, cluster.fact_ids) == []
+    return summary

@@ -11,7 +11,7 @@ import pytest
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.models import Entity, Fact, Graph
 from memory.ontology import Ontology, build_ontology, default_ontology
-from memory.processing.recording import EpisodeOutcome, FactBatch, FactRecorder
+from memory.processing.recording import EpisodeOutcome, FactBatch, FactRecorder, scopes_of
 from memory.resolution import Resolution
 from tests.factories import MONDAY, EntityFactory, EpisodeFactory, FactFactory
 
@@ -705,3 +705,115 @@ def test_a_restatement_supports_the_earliest_interval_of_the_fact_that_can_hold_
     record(graph, waits_on_auth(TUESDAY), at=TUESDAY, now=FRIDAY)
 
     assert (first.evidence.count(), again.evidence.count()) == (2, 1)
+
+
+# -- what a batch reads ----------------------------------------------------------------------
+
+
+def test_a_batch_asked_back_to_an_earlier_start_reads_the_new_scope_and_the_covered_ones_again(
+    graph: Graph,
+) -> None:
+    search, audit = named(graph, "Search Rewrite", "WorkItem"), named(graph, "Audit", "WorkItem")
+    closed = FactFactory(graph=graph, source=search, relation="HAS_STATUS", invalid_at=TUESDAY)
+    waiting = FactFactory(graph=graph, source=audit, relation="DEPENDS_ON")
+    batch = FactBatch(graph, default_ontology())
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=FRIDAY)
+    assert set(batch.facts) == set()  # its status had ended before Friday
+
+    batch.cover({("from", audit.pk, "DEPENDS_ON")}, since=MONDAY)
+
+    assert set(batch.facts) == {closed.pk, waiting.pk}
+
+
+def test_a_batch_reads_a_covered_scope_once_whatever_the_later_starts(
+    graph: Graph, django_assert_num_queries
+) -> None:
+    search, audit = named(graph, "Search Rewrite", "WorkItem"), named(graph, "Audit", "WorkItem")
+    batch = FactBatch(graph, default_ontology())
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=MONDAY)
+    batch.cover({("from", audit.pk, "DEPENDS_ON")}, since=FRIDAY)
+
+    with django_assert_num_queries(0):  # Tuesday is after the batch's Monday: read already
+        batch.cover({("from", search.pk, "HAS_STATUS")}, since=TUESDAY)
+
+
+def test_a_batch_reads_the_facts_its_scopes_name_and_not_their_neighbours(
+    graph: Graph, django_assert_num_queries
+) -> None:
+    search, audit, review = (named(graph, name, "WorkItem")
+                             for name in ("Search Rewrite", "Audit", "Security Review"))
+    waits = FactFactory(graph=graph, source=search, relation="DEPENDS_ON", target=review)
+    status = FactFactory(graph=graph, source=audit, relation="HAS_STATUS")
+    for source, relation, target in [(search, "TRACKS", review), (search, "DEPENDS_ON", audit),
+                                     (audit, "DEPENDS_ON", review)]:
+        FactFactory(graph=graph, source=source, relation=relation, target=target)
+    tracked = FactFactory(graph=graph, source=audit, relation="TRACKS", target=search)
+    FactFactory(graph=graph, source=search, relation="HAS_STATUS")
+    FactFactory(graph=graph, source=review, relation="DEPENDS_ON", target=search)
+    batch = FactBatch(graph, default_ontology())
+
+    batch.cover({("edge", search.pk, "DEPENDS_ON", review.pk), ("from", audit.pk, "HAS_STATUS"),
+                 ("to", "TRACKS", search.pk)}, since=MONDAY)
+
+    assert set(batch.facts) == {waits.pk, status.pk, tracked.pk}
+    with django_assert_num_queries(0):  # read with their targets
+        assert {f.target.name for f in batch.facts.values()} == {
+            "Security Review", status.target.name, "Search Rewrite"}
+
+
+def test_a_batch_does_not_read_a_fact_retracted_without_an_end(graph: Graph) -> None:
+    search = named(graph, "Search Rewrite", "WorkItem")
+    FactFactory(graph=graph, source=search, relation="HAS_STATUS", expired_at=TUESDAY)
+    holding = FactFactory(graph=graph, source=search, relation="HAS_STATUS")
+    batch = FactBatch(graph, default_ontology())
+
+    batch.cover({("from", search.pk, "HAS_STATUS")}, since=MONDAY)
+
+    assert set(batch.facts) == {holding.pk}
+
+
+# -- what a reading can touch ----------------------------------------------------------------
+
+IDS = {("Search Rewrite", "WorkItem"): 1, ("Audit", "WorkItem"): 2, ("Done", "Status"): 3,
+       ("Acme Corp", "Customer"): 4, ("Timeouts", "Issue"): 5}
+
+
+def id_of(name: str | None, type_: str | None) -> int | None:
+    return IDS.get((name or "", type_ or ""))
+
+
+def test_a_finished_item_touches_what_its_resolution_rules_end_and_a_dependency_its_status(
+) -> None:
+    extraction = Extraction(extractor="rules@1", author=ExtractedEntity("Bob", "Person"), facts=[
+        ExtractedFact("Search Rewrite", "WorkItem", "HAS_STATUS", "Done", "Status", "It is done."),
+        ExtractedFact("Audit", "WorkItem", "DEPENDS_ON", "Search Rewrite", "WorkItem", "Waits."),
+        # An item not stored yet has no stored facts to touch, finished or not.
+        ExtractedFact("Something New", "WorkItem", "HAS_STATUS", "Done", "Status", "Done too."),
+    ], closures=[])
+
+    scopes = scopes_of(extraction, TRACKING_ENDS, id_of)
+
+    assert scopes == {
+        ("edge", 1, "HAS_STATUS", 3), ("from", 1, "HAS_STATUS"),  # its status, single-valued
+        ("to", "REPORTED", 1), ("to", "TRACKS", 1), ("from", 1, "AFFECTS"),
+        ("from", 1, "PRECEDED_BY"),  # what its resolution rules end
+        ("edge", 2, "DEPENDS_ON", 1),  # the dependency, and whether what it waits on is done
+    }
+
+
+def test_closures_touch_what_they_end_and_a_report_every_other_report_of_its_issue() -> None:
+    extraction = Extraction(extractor="rules@1", author=ExtractedEntity("Acme Corp", "Customer"),
+                            facts=[], closures=[
+        ExtractedClosure("Nobody Known", "Customer", "REPORTED", "Timeouts", "Issue", "Fixed."),
+        ExtractedClosure("Acme Corp", "Customer", "REPORTED", "Timeouts", "Issue", "Fixed."),
+        ExtractedClosure("Audit", "WorkItem", "DEPENDS_ON", "Something New", "WorkItem", "No."),
+    ])
+
+    scopes = scopes_of(extraction, TRACKING_ENDS, id_of)
+
+    assert scopes == {
+        ("edge", 4, "REPORTED", 5), ("from", 4, "REPORTED"),
+        ("to", "REPORTED", 5), ("to", "TRACKS", 5), ("from", 5, "AFFECTS"),
+        ("from", 5, "PRECEDED_BY"),
+        ("from", 2, "DEPENDS_ON"),
+    }
