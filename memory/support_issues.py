@@ -15,14 +15,18 @@ Four rules, in the order a support lead reads a queue:
 * **What no rule reads joins by its words.** A customer's message in which the rules find no
   problem and whose thread has none joins the recurring issue **of its own brand** whose
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
-  brand's issues use it), when it shares at least ``MIN_SHARED`` of them: its report of that
-  issue cites the sentence that shares the most, and the words that joined it are said
-  (``Match.words``). Never across brands: the candidates are the brand's issues only. Its
-  thread carries that issue: the thread's later "same here" reports it too.
+  brand's issues use it), when it shares at least ``MIN_SHARED`` of them: it ``RESEMBLES`` that
+  issue — a link, not a report: it joins the issue's observation (``RESEMBLES`` links as
+  ``REPORTED``), and the graph does not say the customer reported what no rule read in their
+  words. Its evidence cites the sentence that shares the most and names the words shared
+  (``resemblance_sentence``: ``… [shares: magicdns, resolve]``), for a reader to audit. Never
+  across brands: the candidates are the brand's issues only. Its thread goes with it: the
+  thread's later "same here" is in the thread, and so in the issue's observation, reporting
+  nothing either.
 * **A report finds the threads before it.** A message that reports a problem joins the brand's
   earlier thread whose problem no rule read (its messages came before the problem's first
   report, or said it in no known words) and whose words it shares most, by the same measure
-  (``joins_thread``, citing its sentence that shares the most).
+  (``joins_thread``: the message ``RESEMBLES`` the thread, with the same evidence).
 """
 
 from __future__ import annotations
@@ -239,20 +243,45 @@ def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Ext
     return replace(extraction, facts=[*extraction.facts, fact])
 
 
+RESEMBLES = "RESEMBLES"
+"""A message joined by its words (``memory.ontology``): it links with the reports of the issue
+(or the thread) it resembles, and states no report of it."""
+
+
+def resemblance_sentence(match: Match) -> str:
+    """What a resemblance cites: the message's sentence that shares the most words, and the
+    words it shares with the reports it joins (``[shares: magicdns, resolve]``), so that a
+    reader can check why the message was placed there."""
+    return f"{match.sentence} [shares: {', '.join(match.words)}]"
+
+
+def cited_sentence(evidence: str) -> str:
+    """The message's own words of an evidence sentence: a resemblance's without its shared
+    words (``resemblance_sentence``), any other as it is."""
+    found = _SHARED_NOTE.search(evidence)
+    return evidence[:found.start()] if found else evidence
+
+
+_SHARED_NOTE = re.compile(r" \[shares: [^\]]*\]$")
+
+
 def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
-    """The extraction with the author's report of the issue its words matched, citing the
-    sentence that shares the most words, beside their report of the thread."""
+    """The extraction with the author's message resembling the issue its words matched
+    (``RESEMBLES``, citing the sentence that shares the most words and the words shared),
+    beside their report of the thread: the message joins the issue's reports, and the graph
+    does not say the customer reported it — no rule read that in its words."""
     assert extraction.author is not None
-    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
-                         match.issue, "Issue", match.sentence)
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES,
+                         match.issue, "Issue", resemblance_sentence(match))
     return replace(extraction, facts=[*extraction.facts, fact])
 
 
 def joins_thread(extraction: Extraction, match: Match) -> Extraction:
-    """The extraction with the author's report of the thread its words matched (``match.issue``
-    names the thread), citing the sentence that shares the most words: the thread's earlier
-    messages, whose problem no rule read, are of the problem this message reports."""
+    """The extraction with the author's message resembling the thread its words matched
+    (``match.issue`` names the thread; ``RESEMBLES``, citing the sentence that shares the most
+    words and the words shared): the thread's earlier messages, whose problem no rule read,
+    join the problem this message reports."""
     assert extraction.author is not None
-    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
-                         match.issue, "WorkItem", match.sentence)
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES,
+                         match.issue, "WorkItem", resemblance_sentence(match))
     return replace(extraction, facts=[*extraction.facts, fact])
