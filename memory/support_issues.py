@@ -22,7 +22,9 @@ Four rules, in the order a support lead reads a queue:
   (``resemblance_sentence``: ``… [shares: magicdns, resolve]``), for a reader to audit. Never
   across brands: the candidates are the brand's issues only. Its thread goes with it: the
   thread's later "same here" is in the thread, and so in the issue's observation, reporting
-  nothing either.
+  nothing either. When no issue of the brand shares its words, it joins the brand's earlier
+  thread whose problem no rule read either and whose words it shares most, by the same measure
+  (``joins_thread``): two customers' first words of a problem the rules do not know.
 * **A report finds the threads before it.** A message that reports a problem joins the brand's
   earlier thread whose problem no rule read (its messages came before the problem's first
   report, or said it in no known words) and whose words it shares most, by the same measure

@@ -45,7 +45,8 @@ class SupportProblems:
     def settle(self, episode: Episode, extraction: Extraction) -> Extraction:
         """A customer's message (its extraction, issues already canonical) reporting one
         problem: its main one; none of its own when its thread's problem is known (it joins
-        the thread); else, when its words state none, the brand's issue they share most. A
+        the thread); else, when its words state none, the brand's issue they share most (it
+        ``RESEMBLES`` it), or failing one the brand's earlier thread of no known problem. A
         message reporting a problem also joins the brand's earlier thread whose problem is
         unknown and whose words it shares most (``joins_thread``): that thread's customers had
         the problem it states."""
@@ -85,6 +86,15 @@ class SupportProblems:
                 # thread goes with it (``joined_by_words``)
                 extraction = joined_by_words(extraction, match)
                 resembled = True
+            else:
+                # no issue of the brand has its words yet: an earlier thread whose problem no
+                # rule read either may (two customers' first words of one new problem)
+                unknown = {t: words for t, words in self.open_threads(brand).items()
+                           if t not in threads}
+                match = closest_issue(episode.content, unknown, brand, named=False)
+                if match is not None:
+                    extraction = joins_thread(extraction, match)
+                    threads = [*threads, match.issue]
         if brand and kept is not None:
             # An earlier thread no rule placed (its messages arrived before their problem's
             # first report, or say it in no known words) is this problem's when its words are.

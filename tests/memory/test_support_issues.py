@@ -329,6 +329,42 @@ def test_a_report_joins_an_earlier_thread_no_rule_placed_whose_words_it_shares(
 
 
 @pytest.mark.django_db
+def test_a_message_no_rule_reads_joins_an_earlier_unread_thread_whose_words_it_shares(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3),
+        ticket(2, "lee", "Dark theme resets on restart.", thread=5),
+        ticket(3, "sam", "Our proxy rejects every self-signed server certificate.", thread=8),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t3"]]
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", target__name="acme/app#3")
+    assert fact.relation == "RESEMBLES"
+    assert fact.evidence.get().sentence == (
+        "Our proxy rejects every self-signed server certificate. "
+        "[shares: certificate, proxy, reject, self-sign, server]")
+
+
+@pytest.mark.django_db
+def test_a_message_no_rule_reads_never_joins_another_brands_unread_thread(graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3,
+               source="zendesk:Nimbus"),
+        ticket(2, "sam", "Our proxy rejects every self-signed server certificate.", thread=8,
+               source="zendesk:Cirrus"),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == []
+
+
+@pytest.mark.django_db
 def test_an_earlier_imports_threads_and_their_carried_problems_are_read_from_the_graph(
         graph, ingest) -> None:
     from memory.pipeline import run_pipeline
