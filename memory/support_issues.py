@@ -15,7 +15,8 @@ Four rules, in the order a support lead reads a queue:
 * **What no rule reads joins by its words.** A customer's message in which the rules find no
   problem and whose thread has none joins the recurring issue **of its own brand** whose
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
-  brand's issues use it), when it shares at least ``MIN_SHARED`` of them: it ``RESEMBLES`` that
+  brand's issues use it), when it shares at least ``MIN_SHARED`` of them (or one weighing
+  ``MIN_SCORE_ONE_WORD``: the area one issue is named by): it ``RESEMBLES`` that
   issue — a link, not a report: it joins the issue's observation (``RESEMBLES`` links as
   ``REPORTED``), and the graph does not say the customer reported what no rule read in their
   words. Its evidence cites the sentence that shares the most and names the words shared
@@ -48,6 +49,9 @@ MIN_SHARED = 2
 """Distinctive words a message must share with an issue's reports to join it."""
 MIN_SCORE = 2.0
 """And their weight (a word used by every issue of the brand weighs nothing)."""
+MIN_SCORE_ONE_WORD = 2.5
+"""Or one word alone, weighing this much: a word only one of several issues of the brand uses,
+or the area an issue is named by ("magicdns" of ``MagicDNS Failures``)."""
 
 # Words that say nothing of which problem: function words, the words of any support thread
 # ("same issue here", "any update?", "thanks"), and versions and systems every problem shows on.
@@ -113,7 +117,8 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
                   brand: str | None = None, *, named: bool = True) -> Match | None:
     """The issue among ``profiles`` (issue name → the words of its reports, counted by message)
     that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
-    weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none). With
+    weighing ``MIN_SCORE`` (or one weighing ``MIN_SCORE_ONE_WORD``), and no other issue shares
+    as much (a tie joins none). With
     ``named=False`` the candidates' names say nothing (threads: ``acme/app#12``)."""
     mine = set(content_words(text, brand_words(brand)))
     # An issue's words: its reports', and its name's (the area that fails).
@@ -143,8 +148,9 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
         scored.append((typical, score, issue, tuple(shared)))
     scored.sort(key=lambda s: (-s[0], s[2]))
     best_typical, best_score, best, shared = scored[0]
-    if len(shared) < MIN_SHARED or best_score < MIN_SCORE or (
-            len(scored) > 1 and scored[1][0] >= best_typical):
+    enough = (len(shared) >= MIN_SHARED and best_score >= MIN_SCORE) or (
+        len(shared) == 1 and best_score >= MIN_SCORE_ONE_WORD)
+    if not enough or (len(scored) > 1 and scored[1][0] >= best_typical):
         return None
     return Match(best, shared, _best_sentence(text, set(shared), brand), best_score)
 

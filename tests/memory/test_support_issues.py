@@ -57,6 +57,14 @@ def test_a_message_sharing_one_word_or_only_words_every_issue_uses_joins_none() 
     assert closest_issue("Same here, any update?", PROFILES, "acme") is None
 
 
+def test_one_word_joins_only_when_it_is_the_area_one_issue_is_named_by() -> None:
+    match = closest_issue("Look at the CPU graph again.", PROFILES, "acme")
+    assert match is not None and (match.issue, match.words) == ("High CPU Usage (acme)",
+                                                                ("cpu",))
+    # a word only one issue's reports use, yet not what it is named by: not enough alone
+    assert closest_issue("The fan again.", PROFILES, "acme") is None
+
+
 def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
     profiles = {"A (acme)": Counter(["fan", "noise"]), "B (acme)": Counter(["fan", "noise"])}
     assert closest_issue("The fan noise is back", profiles, "acme") is None
