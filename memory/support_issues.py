@@ -22,9 +22,10 @@ Four rules, in the order a support lead reads a queue:
   words. Its evidence cites the sentence that shares the most and names the words shared
   (``resemblance_sentence``: ``… [shares: magicdns, resolve]``), for a reader to audit. Never
   across brands: the candidates are the brand's issues only. Its thread goes with it: the
-  thread's later "same here" is in the thread, and so in the issue's observation, reporting
-  nothing either. When no issue of the brand shares its words, it joins the brand's earlier
-  thread whose problem no rule read either and whose words it shares most, by the same measure
+  thread's later "same here" resembles the issue too, reporting nothing either, its evidence
+  saying so (``resembles_thread_problem``: ``Same here. [in acme/app#30, which resembles …]``).
+  When no issue of the brand shares its words, it joins the brand's earlier thread whose
+  problem no rule read either and whose words it shares most, by the same measure
   (``joins_thread``): two customers' first words of a problem the rules do not know.
 * **A report finds the threads before it.** A message that reports a problem joins the brand's
   earlier thread whose problem no rule read (its messages came before the problem's first
@@ -264,13 +265,27 @@ def resemblance_sentence(match: Match) -> str:
 
 
 def cited_sentence(evidence: str) -> str:
-    """The message's own words of an evidence sentence: a resemblance's without its shared
-    words (``resemblance_sentence``), any other as it is."""
+    """The message's own words of an evidence sentence: a resemblance's without its note (the
+    words shared, ``resemblance_sentence``; its thread's, ``resembles_thread_problem``), any
+    other as it is."""
     found = _SHARED_NOTE.search(evidence)
     return evidence[:found.start()] if found else evidence
 
 
-_SHARED_NOTE = re.compile(r" \[shares: [^\]]*\]$")
+_SHARED_NOTE = re.compile(r" \[(?:shares: |in )[^\]]*\]$")
+
+
+def resembles_thread_problem(extraction: Extraction, issue: str, thread: str,
+                             text: str) -> Extraction:
+    """The extraction with the author's message resembling the issue its thread resembles
+    ("Same here." in a thread whose first message was placed by its words): it goes where its
+    thread goes, and reports nothing. Its evidence cites its first sentence and says why
+    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``)."""
+    assert extraction.author is not None
+    first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES, issue,
+                         "Issue", f"{first[:500]} [in {thread}, which resembles {issue}]")
+    return replace(extraction, facts=[*extraction.facts, fact])
 
 
 def joined_by_words(extraction: Extraction, match: Match) -> Extraction:

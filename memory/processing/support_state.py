@@ -23,6 +23,7 @@ from memory.support_issues import (
     main_problem,
     reported_issues,
     reports_thread_problem,
+    resembles_thread_problem,
     says_issue_status,
     threads_reported,
 )
@@ -71,7 +72,10 @@ class SupportProblems:
                     extraction = reports_thread_problem(extraction, kept, episode.content)
                 else:
                     # a thread that only resembles its problem carries no report of it: the
-                    # message is in the thread, and so in the problem's observation
+                    # message resembles it too, as its thread does
+                    thread = next(t for t in threads if kept in self.thread_problems(t))
+                    extraction = resembles_thread_problem(extraction, kept, thread,
+                                                          episode.content)
                     resembled = True
         elif issues:
             kept = main_problem(issues, brand)

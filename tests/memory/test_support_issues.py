@@ -128,6 +128,7 @@ def test_a_resemblances_evidence_cites_the_messages_sentence_and_the_words_share
     assert evidence.startswith("Hyperkit eats the CPU even when idle. [shares: ")
     assert cited_sentence(evidence) == "Hyperkit eats the CPU even when idle."
     assert cited_sentence("Same here.") == "Same here."
+    assert cited_sentence("Same here. [in acme/app#30, which resembles X]") == "Same here."
 
 
 def test_a_message_joining_a_thread_by_its_words_resembles_it_citing_its_sentence() -> None:
@@ -308,10 +309,12 @@ def test_a_thread_whose_first_message_joined_an_issue_by_its_words_takes_its_sam
     run_pipeline(graph)
 
     assert groups_of(graph) == [["t1", "t2", "t3"]]
-    # "Same here." is in the thread, and so in the issue's observation, yet no rule read the
-    # problem in the thread: it reports none
-    assert not Fact.objects.filter(graph=graph, source__name__iexact="lee",
-                                   target__type="Issue").exists()
+    # "Same here." goes where its thread goes, yet no rule read the problem in the thread: it
+    # resembles the issue as its thread does, and reports none
+    fact = Fact.objects.get(graph=graph, source__name__iexact="lee", target__type="Issue")
+    assert (fact.relation, fact.target.name) == ("RESEMBLES", "High CPU Usage (acme/app)")
+    assert fact.evidence.get().sentence == (
+        "Same here. [in acme/app#30, which resembles High CPU Usage (acme/app)]")
 
 
 @pytest.mark.django_db
