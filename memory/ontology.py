@@ -81,7 +81,7 @@ class ResolutionRule:
 
 # A work item done ends what waits on it; an issue resolved ends its reports and what it was seen
 # to affect or follow — so its recurring-issue observation retires instead of living on; a
-# thread closed ends its reports and its agents' answers in it.
+# thread closed ends its reports and its agents' answers in it; both end what only resembles them.
 DEFAULT_RESOLUTION_RULES: tuple[ResolutionRule, ...] = (
     ResolutionRule("DEPENDS_ON", "target"),
     ResolutionRule("REPORTED", "target"),
