@@ -24,7 +24,10 @@ A ``target`` relation may link **as another** (``Relation.links_as``): its facts
 with that relation's facts at the same target, without being that relation. An agent (the
 vendor's staff) ``ANSWERED`` a support thread: their reply joins the thread's episodes, which
 link through their customers' ``REPORTED`` of it, yet the agent reported nothing — no customer
-is added, no report counted (``memory.engine.structure`` reads ``REPORTED`` only).
+is added, no report counted (``memory.engine.structure`` reads ``REPORTED`` only). So does a
+customer's message whose problem no rule read and whose words are those of an issue's reports
+(``RESEMBLES``, ``memory.support_issues``): it joins the issue's observation, citing the words
+it shares, without the graph stating that it reported the issue.
 """
 
 from __future__ import annotations
@@ -78,11 +81,12 @@ class ResolutionRule:
 
 # A work item done ends what waits on it; an issue resolved ends its reports and what it was seen
 # to affect or follow — so its recurring-issue observation retires instead of living on; a
-# thread closed ends its reports and its agents' answers in it.
+# thread closed ends its reports and its agents' answers in it; both end what only resembles them.
 DEFAULT_RESOLUTION_RULES: tuple[ResolutionRule, ...] = (
     ResolutionRule("DEPENDS_ON", "target"),
     ResolutionRule("REPORTED", "target"),
     ResolutionRule("ANSWERED", "target"),
+    ResolutionRule("RESEMBLES", "target"),
     ResolutionRule("AFFECTS", "source"),
     ResolutionRule("PRECEDED_BY", "source"),
 )
@@ -249,6 +253,18 @@ DEFAULT_RELATIONS: tuple[Relation, ...] = (
         ("WorkItem",),
         "target",
         phrasings=("answered", "answered in", "replied in", "replied to"),
+        links_as="REPORTED",
+    ),
+    Relation(
+        "RESEMBLES",
+        "A customer's message whose problem no rule read shares distinctive words with the "
+        "reports of an issue (or a thread) of its own brand: it joins their observation, "
+        "reporting nothing. Its evidence cites the message's sentence that shares the most and "
+        "names the words shared.",
+        ("Customer",),
+        ("Issue", "WorkItem"),
+        "target",
+        phrasings=("resembles", "shares words with"),
         links_as="REPORTED",
     ),
     Relation(

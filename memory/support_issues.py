@@ -15,14 +15,22 @@ Four rules, in the order a support lead reads a queue:
 * **What no rule reads joins by its words.** A customer's message in which the rules find no
   problem and whose thread has none joins the recurring issue **of its own brand** whose
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
-  brand's issues use it), when it shares at least ``MIN_SHARED`` of them: its report of that
-  issue cites the sentence that shares the most, and the words that joined it are said
-  (``Match.words``). Never across brands: the candidates are the brand's issues only. Its
-  thread carries that issue: the thread's later "same here" reports it too.
+  brand's issues use it), when it shares at least ``MIN_SHARED`` of them (or one weighing
+  ``MIN_SCORE_ONE_WORD``: the area one issue is named by): it ``RESEMBLES`` that
+  issue — a link, not a report: it joins the issue's observation (``RESEMBLES`` links as
+  ``REPORTED``), and the graph does not say the customer reported what no rule read in their
+  words. Its evidence cites the sentence that shares the most and names the words shared
+  (``resemblance_sentence``: ``… [shares: magicdns, resolve]``), for a reader to audit. Never
+  across brands: the candidates are the brand's issues only. Its thread goes with it: the
+  thread's later "same here" resembles the issue too, reporting nothing either, its evidence
+  saying so (``resembles_thread_problem``: ``Same here. [in acme/app#30, which resembles …]``).
+  When no issue of the brand shares its words, it joins the brand's earlier thread whose
+  problem no rule read either and whose words it shares most, by the same measure
+  (``joins_thread``): two customers' first words of a problem the rules do not know.
 * **A report finds the threads before it.** A message that reports a problem joins the brand's
   earlier thread whose problem no rule read (its messages came before the problem's first
   report, or said it in no known words) and whose words it shares most, by the same measure
-  (``joins_thread``, citing its sentence that shares the most).
+  (``joins_thread``: the message ``RESEMBLES`` the thread, with the same evidence).
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ MIN_SHARED = 2
 """Distinctive words a message must share with an issue's reports to join it."""
 MIN_SCORE = 2.0
 """And their weight (a word used by every issue of the brand weighs nothing)."""
+MIN_SCORE_ONE_WORD = 2.5
+"""Or one word alone, weighing this much: a word only one of several issues of the brand uses,
+or the area an issue is named by ("magicdns" of ``MagicDNS Failures``)."""
 
 # Words that say nothing of which problem: function words, the words of any support thread
 # ("same issue here", "any update?", "thanks"), and versions and systems every problem shows on.
@@ -107,7 +118,8 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
                   brand: str | None = None, *, named: bool = True) -> Match | None:
     """The issue among ``profiles`` (issue name → the words of its reports, counted by message)
     that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
-    weighing ``MIN_SCORE``, and no other issue shares as much (a tie joins none). With
+    weighing ``MIN_SCORE`` (or one weighing ``MIN_SCORE_ONE_WORD``), and no other issue shares
+    as much (a tie joins none). With
     ``named=False`` the candidates' names say nothing (threads: ``acme/app#12``)."""
     mine = set(content_words(text, brand_words(brand)))
     # An issue's words: its reports', and its name's (the area that fails).
@@ -137,8 +149,9 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
         scored.append((typical, score, issue, tuple(shared)))
     scored.sort(key=lambda s: (-s[0], s[2]))
     best_typical, best_score, best, shared = scored[0]
-    if len(shared) < MIN_SHARED or best_score < MIN_SCORE or (
-            len(scored) > 1 and scored[1][0] >= best_typical):
+    enough = (len(shared) >= MIN_SHARED and best_score >= MIN_SCORE) or (
+        len(shared) == 1 and best_score >= MIN_SCORE_ONE_WORD)
+    if not enough or (len(scored) > 1 and scored[1][0] >= best_typical):
         return None
     return Match(best, shared, _best_sentence(text, set(shared), brand), best_score)
 
@@ -239,20 +252,59 @@ def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Ext
     return replace(extraction, facts=[*extraction.facts, fact])
 
 
-def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
-    """The extraction with the author's report of the issue its words matched, citing the
-    sentence that shares the most words, beside their report of the thread."""
+RESEMBLES = "RESEMBLES"
+"""A message joined by its words (``memory.ontology``): it links with the reports of the issue
+(or the thread) it resembles, and states no report of it."""
+
+
+def resemblance_sentence(match: Match) -> str:
+    """What a resemblance cites: the message's sentence that shares the most words, and the
+    words it shares with the reports it joins (``[shares: magicdns, resolve]``), so that a
+    reader can check why the message was placed there."""
+    return f"{match.sentence} [shares: {', '.join(match.words)}]"
+
+
+def cited_sentence(evidence: str) -> str:
+    """The message's own words of an evidence sentence: a resemblance's without its note (the
+    words shared, ``resemblance_sentence``; its thread's, ``resembles_thread_problem``), any
+    other as it is."""
+    found = _SHARED_NOTE.search(evidence)
+    return evidence[:found.start()] if found else evidence
+
+
+_SHARED_NOTE = re.compile(r" \[(?:shares: |in )[^\]]*\]$")
+
+
+def resembles_thread_problem(extraction: Extraction, issue: str, thread: str,
+                             text: str) -> Extraction:
+    """The extraction with the author's message resembling the issue its thread resembles
+    ("Same here." in a thread whose first message was placed by its words): it goes where its
+    thread goes, and reports nothing. Its evidence cites its first sentence and says why
+    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``)."""
     assert extraction.author is not None
-    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
-                         match.issue, "Issue", match.sentence)
+    first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES, issue,
+                         "Issue", f"{first[:500]} [in {thread}, which resembles {issue}]")
+    return replace(extraction, facts=[*extraction.facts, fact])
+
+
+def joined_by_words(extraction: Extraction, match: Match) -> Extraction:
+    """The extraction with the author's message resembling the issue its words matched
+    (``RESEMBLES``, citing the sentence that shares the most words and the words shared),
+    beside their report of the thread: the message joins the issue's reports, and the graph
+    does not say the customer reported it — no rule read that in its words."""
+    assert extraction.author is not None
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES,
+                         match.issue, "Issue", resemblance_sentence(match))
     return replace(extraction, facts=[*extraction.facts, fact])
 
 
 def joins_thread(extraction: Extraction, match: Match) -> Extraction:
-    """The extraction with the author's report of the thread its words matched (``match.issue``
-    names the thread), citing the sentence that shares the most words: the thread's earlier
-    messages, whose problem no rule read, are of the problem this message reports."""
+    """The extraction with the author's message resembling the thread its words matched
+    (``match.issue`` names the thread; ``RESEMBLES``, citing the sentence that shares the most
+    words and the words shared): the thread's earlier messages, whose problem no rule read,
+    join the problem this message reports."""
     assert extraction.author is not None
-    fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED",
-                         match.issue, "WorkItem", match.sentence)
+    fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES,
+                         match.issue, "WorkItem", resemblance_sentence(match))
     return replace(extraction, facts=[*extraction.facts, fact])

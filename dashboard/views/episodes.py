@@ -81,6 +81,7 @@ from memory.ingestion import IngestReport, ingest_records, read_records
 from memory.models import Episode, Graph
 from memory.processing import retry_episode
 from memory.processing.model_queue import model_reading_due
+from memory.support_issues import cited_sentence
 
 PAGE_SIZE = 25
 POLL_SECONDS = 1
@@ -354,7 +355,8 @@ def episode_detail(request: AuthenticatedHttpRequest, slug: str, uuid: UUID) -> 
         context.update(
             graphs=switcher_graphs(request.user),
             evidence=evidence,
-            sentences=[row.sentence for row in evidence],
+            # a resemblance's evidence names the words it shares after the message's sentence
+            sentences=[cited_sentence(row.sentence) for row in evidence],
             closed=facts_closed_by(episode),
             observations=episode_observations(episode),
         )

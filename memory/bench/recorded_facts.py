@@ -47,6 +47,7 @@ from memory.models import Entity, Episode, FactEvidence, Graph
 from memory.names import normalize_name
 from memory.ontology import Ontology, build_ontology
 from memory.support import brand_of, membership_sentence, problem_of, thread_of
+from memory.support_issues import RESEMBLES
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def predicted_facts(
     episode: CorpusEpisode, recorded: Sequence[RecordedFact], ontology: Ontology
 ) -> list[Fact]:
     """The episode's recorded facts as the extraction path normalises its predictions: brand
-    scope removed, thread membership left out, each fact once."""
+    scope removed, thread membership and resemblances left out, each fact once."""
     record = episode.record
     brand = brand_of(record.get("source") or "")
     predicted: list[Fact] = []
@@ -154,6 +155,8 @@ def predicted_facts(
     for item in recorded:
         if thread_membership(item, record.get("author") or "", record.get("url") or ""):
             continue
+        if item.relation == RESEMBLES:
+            continue  # placed by its words (memory.support_issues): a link, no reading
         fact = normalized_fact(
             unscoped(item.source, brand),
             item.relation,

@@ -788,7 +788,8 @@ def structural_parts(
 
     A structure is a dependency tree (work items joined by ``DEPENDS_ON`` or ``TRACKS``, in
     either direction: items waiting on a shared blocker are one tree, however many roots it
-    has) or an issue (what its ``REPORTED``, ``AFFECTS`` and ``PRECEDED_BY`` facts are about).
+    has) or an issue (what its ``REPORTED``, ``RESEMBLES``, ``AFFECTS`` and ``PRECEDED_BY``
+    facts are about).
     An episode goes with the structure most of its facts are about (ties: the structure whose
     smallest entity id is smallest); an episode about none (an ownership restated, a status)
     goes with the structure most of its shared signatures lead to, found layer by layer from

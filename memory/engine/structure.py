@@ -78,7 +78,10 @@ CUSTOMER = "Customer"
 
 TREE_RELATIONS = frozenset({DEPENDS_ON, TRACKS})
 """Relations that join work items into one tree, whichever way they point."""
-ISSUE_AS_TARGET = frozenset({REPORTED})
+RESEMBLES = "RESEMBLES"
+ISSUE_AS_TARGET = frozenset({REPORTED, RESEMBLES})
+"""What an update is about when its facts point at an issue: a report of it, or a customer's
+message that resembles its reports (``memory.support_issues``: linked as one, no report)."""
 ISSUE_AS_SOURCE = frozenset({AFFECTS, PRECEDED_BY})
 
 

@@ -120,6 +120,7 @@ _VERBS: dict[str, tuple[str, str]] = {
     "DEPENDS_ON": ("depends on", "depend on"),
     "REPORTED": ("reported", "reported"),
     "ANSWERED": ("answered in", "answered in"),
+    "RESEMBLES": ("resembles the reports of", "resemble the reports of"),
     "AFFECTS": ("affects", "affect"),
     "PRECEDED_BY": ("came after", "came after"),
     "ON_PLAN": ("is on", "are on"),

@@ -13,6 +13,7 @@ from memory.extraction import Extraction
 from memory.models import Episode, FactEvidence, Graph
 from memory.support import brand_of
 from memory.support_issues import (
+    RESEMBLES,
     brand_words,
     closest_issue,
     content_words,
@@ -22,9 +23,14 @@ from memory.support_issues import (
     main_problem,
     reported_issues,
     reports_thread_problem,
+    resembles_thread_problem,
     says_issue_status,
     threads_reported,
 )
+
+# What places a customer's message with an issue or a thread: a report, or a resemblance by its
+# words (``memory.support_issues``).
+_JOINING = ("REPORTED", RESEMBLES)
 
 
 class SupportProblems:
@@ -34,12 +40,14 @@ class SupportProblems:
         self.graph = graph
         self._profiles: dict[str, dict[str, Counter[str]]] = {}
         self._threads: dict[str, set[str]] = {}
+        self._reported: dict[str, set[str]] = {}
         self._open: dict[str, dict[str, Counter[str]]] = {}
 
     def settle(self, episode: Episode, extraction: Extraction) -> Extraction:
         """A customer's message (its extraction, issues already canonical) reporting one
         problem: its main one; none of its own when its thread's problem is known (it joins
-        the thread); else, when its words state none, the brand's issue they share most. A
+        the thread); else, when its words state none, the brand's issue they share most (it
+        ``RESEMBLES`` it), or failing one the brand's earlier thread of no known problem. A
         message reporting a problem also joins the brand's earlier thread whose problem is
         unknown and whose words it shares most (``joins_thread``): that thread's customers had
         the problem it states."""
@@ -51,6 +59,7 @@ class SupportProblems:
         threads = threads_reported(extraction)
         known = set().union(*(self.thread_problems(t) for t in threads)) if threads else set()
         kept: str | None = None
+        resembled = False
         if known:
             kept = next((i for i in issues if i in known), None)
             status = says_issue_status(extraction)
@@ -59,7 +68,15 @@ class SupportProblems:
                 # "Same here." in a thread whose problem is known reports that problem: the
                 # customer is one more who has it, not only one more who wrote in the thread.
                 kept = next(iter(known))
-                extraction = reports_thread_problem(extraction, kept, episode.content)
+                if kept in self.thread_reports(threads):
+                    extraction = reports_thread_problem(extraction, kept, episode.content)
+                else:
+                    # a thread that only resembles its problem carries no report of it: the
+                    # message resembles it too, as its thread does
+                    thread = next(t for t in threads if kept in self.thread_problems(t))
+                    extraction = resembles_thread_problem(extraction, kept, thread,
+                                                          episode.content)
+                    resembled = True
         elif issues:
             kept = main_problem(issues, brand)
             extraction = keep_only(extraction, kept, issues)
@@ -69,9 +86,19 @@ class SupportProblems:
             match = closest_issue(episode.content, self.profiles(brand), brand)
             kept = match.issue if match is not None else None
             if match is not None:
-                # it reports the issue, and its thread carries it: the thread's later "same
-                # here" reports it too (``joined_by_words``)
+                # it resembles the issue, reporting nothing the rules did not read, and its
+                # thread goes with it (``joined_by_words``)
                 extraction = joined_by_words(extraction, match)
+                resembled = True
+            else:
+                # no issue of the brand has its words yet: an earlier thread whose problem no
+                # rule read either may (two customers' first words of one new problem)
+                unknown = {t: words for t, words in self.open_threads(brand).items()
+                           if t not in threads}
+                match = closest_issue(episode.content, unknown, brand, named=False)
+                if match is not None:
+                    extraction = joins_thread(extraction, match)
+                    threads = [*threads, match.issue]
         if brand and kept is not None:
             # An earlier thread no rule placed (its messages arrived before their problem's
             # first report, or say it in no known words) is this problem's when its words are.
@@ -82,11 +109,11 @@ class SupportProblems:
                 extraction = joins_thread(extraction, match)
                 threads = [*threads, match.issue]
         # What the graph will hold once the message is recorded, as a later batch reads it.
-        self._learn(brand, kept, episode.content, threads)
+        self._learn(brand, kept, episode.content, threads, resembled=resembled)
         return extraction
 
     def _learn(self, brand: str | None, issue: str | None, text: str,
-               threads: list[str]) -> None:
+               threads: list[str], *, resembled: bool = False) -> None:
         words = set(content_words(text, brand_words(brand))) if brand else set()
         if issue is None:
             if brand:
@@ -96,6 +123,8 @@ class SupportProblems:
             return
         for thread in threads:
             self.thread_problems(thread).add(issue)
+            if not resembled:
+                self.thread_reports([thread]).add(issue)
             if brand:
                 self.open_threads(brand).pop(thread, None)
         if brand:
@@ -107,7 +136,7 @@ class SupportProblems:
         if brand not in self._profiles:
             profiles: dict[str, Counter[str]] = defaultdict(Counter)
             rows = FactEvidence.objects.filter(
-                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
+                fact__graph=self.graph, fact__relation__in=_JOINING, fact__target__type="Issue",
                 fact__source__type="Customer", fact__target__name__endswith=f" ({brand})",
             ).values_list("fact__target__name", "episode_id").distinct()
             episodes = defaultdict(list)
@@ -127,15 +156,15 @@ class SupportProblems:
         messages (each word counted once a message)."""
         if brand not in self._open:
             rows = FactEvidence.objects.filter(
-                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="WorkItem",
-                fact__source__type="Customer",
+                fact__graph=self.graph, fact__relation__in=_JOINING,
+                fact__target__type="WorkItem", fact__source__type="Customer",
             ).values_list("fact__target__name", "episode_id", "episode__source").distinct()
             episodes: dict[str, set[int]] = defaultdict(set)
             for thread, episode_id, source in rows:
                 if brand_of(source) == brand:
                     episodes[thread].add(episode_id)
             placed = set(FactEvidence.objects.filter(
-                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
+                fact__graph=self.graph, fact__relation__in=_JOINING, fact__target__type="Issue",
                 fact__source__type="Customer",
                 episode_id__in=[e for ids in episodes.values() for e in ids],
             ).values_list("episode_id", flat=True))
@@ -151,13 +180,29 @@ class SupportProblems:
         return self._open[brand]
 
     def thread_problems(self, thread: str) -> set[str]:
-        """The issues reported by the customers' messages that reported ``thread``."""
+        """The issues reported (or resembled, ``RESEMBLES``) by the customers' messages that
+        reported ``thread`` (or resembled it)."""
         if thread not in self._threads:
-            episodes = FactEvidence.objects.filter(
-                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="WorkItem",
-                fact__target__name=thread).values_list("episode_id", flat=True)
-            self._threads[thread] = set(FactEvidence.objects.filter(
-                fact__graph=self.graph, fact__relation="REPORTED", fact__target__type="Issue",
-                fact__source__type="Customer", episode_id__in=list(episodes),
-            ).values_list("fact__target__name", flat=True))
+            self._load_thread(thread)
         return self._threads[thread]
+
+    def thread_reports(self, threads: list[str]) -> set[str]:
+        """The issues the customers' messages of ``threads`` reported, not only resembled: what
+        a later "same here" in them reports too. (One thread: the set itself, to add to.)"""
+        for thread in threads:
+            if thread not in self._reported:
+                self._load_thread(thread)
+        if len(threads) == 1:
+            return self._reported[threads[0]]
+        return set().union(*(self._reported[t] for t in threads))
+
+    def _load_thread(self, thread: str) -> None:
+        episodes = FactEvidence.objects.filter(
+            fact__graph=self.graph, fact__relation__in=_JOINING, fact__target__type="WorkItem",
+            fact__target__name=thread).values_list("episode_id", flat=True)
+        rows = set(FactEvidence.objects.filter(
+            fact__graph=self.graph, fact__relation__in=_JOINING, fact__target__type="Issue",
+            fact__source__type="Customer", episode_id__in=list(episodes),
+        ).values_list("fact__target__name", "fact__relation"))
+        self._threads[thread] = {name for name, _ in rows}
+        self._reported[thread] = {name for name, relation in rows if relation == "REPORTED"}

@@ -603,3 +603,22 @@ def test_a_zendesk_export_uploads_with_its_field_mapping(client: Client, graph, 
 
     assert response.status_code == 200
     assert Episode.objects.filter(graph=graph, source="zendesk:Nimbus").count() == 5
+
+
+def test_a_message_placed_by_its_words_highlights_its_sentence_and_shows_the_words_shared(
+    client: Client, member, graph: Graph, ingest
+) -> None:
+    ingest(graph, [
+        {"external_id": "kim", "author": "kim", "source": "support:acme/app",
+         "content": "Hyperkit has high CPU usage while idle, the fan spins all day.",
+         "reference_time": "2026-11-10T09:00:00+00:00"},
+        {"external_id": "sam", "author": "sam", "source": "support:acme/app",
+         "content": "Thanks for looking. Hyperkit spins the fan when the machine is idle.",
+         "reference_time": "2026-11-11T09:00:00+00:00"},
+    ])
+    sams = Episode.objects.get(graph=graph, external_id="sam")
+
+    html = signed_in(client, member).get(detail_url(sams)).content.decode()
+
+    assert "<mark>Hyperkit spins the fan when the machine is idle.</mark>" in html
+    assert "[shares: fan, hyperkit, idle, spin]" in html

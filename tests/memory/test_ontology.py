@@ -37,6 +37,7 @@ def test_each_relation_declares_how_it_links_episodes() -> None:
         "HAS_STATUS": "none", "REPORTED": "target", "AFFECTS": "target", "PRECEDED_BY": "target",
         "ON_PLAN": "pair", "USES": "none", "RELATES_TO": "none", "TRACKS": "chain",
         "DUPLICATE_OF": "pair", "REPLACES": "pair", "ANSWERED": "target",
+        "RESEMBLES": "target",
     }
     assert {n for n, r in ontology.relations.items() if r.single_valued} == {"HAS_STATUS",
                                                                              "ON_PLAN",
@@ -53,6 +54,18 @@ def test_an_agents_answer_links_with_the_threads_reports_without_being_one() -> 
     assert (linking["ANSWERED"], linking["REPORTED"]) == ("target:REPORTED", "target")
     # a thread closed ends its agents' answers as it ends its reports
     assert ResolutionRule("ANSWERED", "target") in ontology.resolution_rules
+
+
+def test_a_message_resembling_an_issue_links_with_its_reports_without_being_one() -> None:
+    ontology = default_ontology()
+
+    resembles = ontology.relation("RESEMBLES")
+    assert resembles is not None and resembles.links_as == "REPORTED"
+    assert (resembles.source_types, resembles.target_types) == (("Customer",),
+                                                                ("Issue", "WorkItem"))
+    assert ontology.linking()["RESEMBLES"] == "target:REPORTED"
+    # an issue resolved ends what resembles it as it ends its reports
+    assert ResolutionRule("RESEMBLES", "target") in ontology.resolution_rules
 
 
 def test_a_graph_can_make_a_relation_link_as_another() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from memory.extraction import ExtractedEntity, ExtractedFact, Extraction
 from memory.support_issues import (
+    cited_sentence,
     closest_issue,
     content_words,
     joined_by_words,
@@ -16,6 +17,7 @@ from memory.support_issues import (
     keep_only,
     main_problem,
     reported_issues,
+    resemblance_sentence,
     threads_reported,
 )
 
@@ -53,6 +55,14 @@ def test_a_message_joins_the_brands_issue_its_words_share_most() -> None:
 def test_a_message_sharing_one_word_or_only_words_every_issue_uses_joins_none() -> None:
     assert closest_issue("Hyperkit again.", PROFILES, "acme") is None
     assert closest_issue("Same here, any update?", PROFILES, "acme") is None
+
+
+def test_one_word_joins_only_when_it_is_the_area_one_issue_is_named_by() -> None:
+    match = closest_issue("Look at the CPU graph again.", PROFILES, "acme")
+    assert match is not None and (match.issue, match.words) == ("High CPU Usage (acme)",
+                                                                ("cpu",))
+    # a word only one issue's reports use, yet not what it is named by: not enough alone
+    assert closest_issue("The fan again.", PROFILES, "acme") is None
 
 
 def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
@@ -100,24 +110,38 @@ def test_the_authors_reports_are_read_whatever_the_case_of_their_name() -> None:
     assert threads_reported(extraction) == ["acme/app#12"]
 
 
-def test_a_message_joined_by_its_words_reports_the_issue_beside_its_thread() -> None:
+def test_a_message_joined_by_its_words_resembles_the_issue_beside_its_thread() -> None:
     match = closest_issue("Hyperkit eats the CPU when idle", PROFILES, "acme")
-    assert match is not None
+    assert match is not None and set(match.words) == {"cpu", "hyperkit", "idle"}
     joined = joined_by_words(message(reported("acme/app#12", "WorkItem")), match)
-    assert [(f.target, f.sentence) for f in joined.facts] == [
-        ("acme/app#12", "s"), ("High CPU Usage (acme)", "Hyperkit eats the CPU when idle")]
+    assert [(f.relation, f.target, f.sentence) for f in joined.facts] == [
+        ("REPORTED", "acme/app#12", "s"),
+        ("RESEMBLES", "High CPU Usage (acme)",
+         f"Hyperkit eats the CPU when idle [shares: {', '.join(match.words)}]")]
 
 
-def test_a_message_joining_a_thread_by_its_words_reports_the_thread_citing_its_sentence() -> None:
+def test_a_resemblances_evidence_cites_the_messages_sentence_and_the_words_shared() -> None:
+    match = closest_issue("The fan never stops. Hyperkit eats the CPU even when idle.",
+                          PROFILES, "acme")
+    assert match is not None
+    evidence = resemblance_sentence(match)
+    assert evidence.startswith("Hyperkit eats the CPU even when idle. [shares: ")
+    assert cited_sentence(evidence) == "Hyperkit eats the CPU even when idle."
+    assert cited_sentence("Same here.") == "Same here."
+    assert cited_sentence("Same here. [in acme/app#30, which resembles X]") == "Same here."
+
+
+def test_a_message_joining_a_thread_by_its_words_resembles_it_citing_its_sentence() -> None:
     threads = {"acme/app#3": Counter(["certificate", "server", "proxy"]),
                "acme/app#9": Counter(["theme", "font"])}
     match = closest_issue("Self-signed certificate rejected. The server has a valid one.",
                           threads, "acme", named=False)
     assert match is not None and match.issue == "acme/app#3"
     joined = joins_thread(message(reported("Certificate Failures (acme)")), match)
-    assert [(f.target, f.target_type, f.sentence) for f in joined.facts] == [
-        ("Certificate Failures (acme)", "Issue", "s"),
-        ("acme/app#3", "WorkItem", "Self-signed certificate rejected.")]
+    assert [(f.relation, f.target, f.target_type, cited_sentence(f.sentence))
+            for f in joined.facts] == [
+        ("REPORTED", "Certificate Failures (acme)", "Issue", "s"),
+        ("RESEMBLES", "acme/app#3", "WorkItem", "Self-signed certificate rejected.")]
 
 
 # --- Through the product ---------------------------------------------------------------------
@@ -154,9 +178,24 @@ def test_a_message_in_no_known_words_joins_its_brands_issue_by_the_words_it_shar
     run_pipeline(graph)
 
     assert groups_of(graph) == [["t1", "t3"]]
-    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", relation="REPORTED")
-    assert fact.target.name == "High CPU Usage (acme/app)"
-    assert fact.evidence.get().sentence == "Hyperkit spins the fan when the machine is idle."
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", target__type="Issue")
+    assert (fact.relation, fact.target.name) == ("RESEMBLES", "High CPU Usage (acme/app)")
+    assert fact.evidence.get().sentence == (
+        "Hyperkit spins the fan when the machine is idle. [shares: fan, hyperkit, idle, spin]")
+
+
+@pytest.mark.django_db
+def test_a_message_joined_by_its_words_is_no_report_of_the_issue(graph, ingest) -> None:
+    from memory.models import Fact
+
+    ingest(graph, [
+        ticket(1, "kim", "Hyperkit has high CPU usage while idle, the fan spins all day."),
+        ticket(2, "sam", "Hyperkit spins the fan when the machine is idle."),
+    ])
+
+    reporters = Fact.objects.filter(graph=graph, relation="REPORTED",
+                                    target__name="High CPU Usage (acme/app)")
+    assert [f.source.name.lower() for f in reporters] == ["kim"]
 
 
 @pytest.mark.django_db
@@ -257,7 +296,7 @@ def test_same_here_in_a_thread_reports_the_threads_problem_in_the_customers_word
 
 
 @pytest.mark.django_db
-def test_a_thread_whose_first_message_joined_an_issue_by_its_words_carries_its_same_here(
+def test_a_thread_whose_first_message_joined_an_issue_by_its_words_takes_its_same_here_along(
         graph, ingest) -> None:
     from memory.models import Fact
     from memory.pipeline import run_pipeline
@@ -270,9 +309,12 @@ def test_a_thread_whose_first_message_joined_an_issue_by_its_words_carries_its_s
     run_pipeline(graph)
 
     assert groups_of(graph) == [["t1", "t2", "t3"]]
+    # "Same here." goes where its thread goes, yet no rule read the problem in the thread: it
+    # resembles the issue as its thread does, and reports none
     fact = Fact.objects.get(graph=graph, source__name__iexact="lee", target__type="Issue")
-    assert fact.target.name == "High CPU Usage (acme/app)"
-    assert fact.evidence.get().sentence == "Same here."
+    assert (fact.relation, fact.target.name) == ("RESEMBLES", "High CPU Usage (acme/app)")
+    assert fact.evidence.get().sentence == (
+        "Same here. [in acme/app#30, which resembles High CPU Usage (acme/app)]")
 
 
 @pytest.mark.django_db
@@ -292,8 +334,45 @@ def test_a_report_joins_an_earlier_thread_no_rule_placed_whose_words_it_shares(
     assert groups_of(graph) == [["t1", "t3"]]
     fact = Fact.objects.get(graph=graph, source__name__iexact="sam",
                             target__name="acme/app#3")
-    assert fact.relation == "REPORTED"
+    assert fact.relation == "RESEMBLES"
     assert "self-signed server certificate" in fact.evidence.get().sentence
+    assert fact.evidence.get().sentence.endswith("[shares: certificate, self-sign, server]")
+
+
+@pytest.mark.django_db
+def test_a_message_no_rule_reads_joins_an_earlier_unread_thread_whose_words_it_shares(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3),
+        ticket(2, "lee", "Dark theme resets on restart.", thread=5),
+        ticket(3, "sam", "Our proxy rejects every self-signed server certificate.", thread=8),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == [["t1", "t3"]]
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", target__name="acme/app#3")
+    assert fact.relation == "RESEMBLES"
+    assert fact.evidence.get().sentence == (
+        "Our proxy rejects every self-signed server certificate. "
+        "[shares: certificate, proxy, reject, self-sign, server]")
+
+
+@pytest.mark.django_db
+def test_a_message_no_rule_reads_never_joins_another_brands_unread_thread(graph, ingest) -> None:
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "The proxy rejects the server certificate, self-signed.", thread=3,
+               source="zendesk:Nimbus"),
+        ticket(2, "sam", "Our proxy rejects every self-signed server certificate.", thread=8,
+               source="zendesk:Cirrus"),
+    ])
+    run_pipeline(graph)
+
+    assert groups_of(graph) == []
 
 
 @pytest.mark.django_db

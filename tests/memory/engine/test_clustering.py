@@ -480,6 +480,28 @@ def test_an_oversized_support_queue_splits_by_issue() -> None:
         tuple(sorted(eps)) for eps in issues.values())
 
 
+def test_a_message_resembling_an_issue_goes_with_it_when_its_queue_splits_by_issue() -> None:
+    story = Story().declare("Team", "Support Team")
+    issues: dict[str, list[int]] = {"Timeouts": [], "Login Failures": []}
+    for week in range(15):
+        for issue, customers in issues.items():
+            for c in range(2):
+                customer = f"{issue} Customer {c}"
+                story.declare("Customer", customer).declare("Issue", issue)
+                customers.append(story.episode(
+                    "Agent", (customer, "REPORTED", issue),
+                    ("Support Team", "RESPONSIBLE_FOR", "Queue"), day=7 * week))
+    story.declare("Customer", "sam").declare("WorkItem", "acme/app#99")
+    resembling = story.episode("sam", ("sam", "RESEMBLES", "Timeouts"),
+                               ("sam", "REPORTED", "acme/app#99"), day=100)
+
+    clusters, _ = cluster(story, max_cluster_episodes=50, hub_min_episodes=1000,
+                          hub_candidate_cap=1000)
+
+    assert sorted(c.episode_ids for c in clusters) == sorted([
+        tuple(sorted([*issues["Timeouts"], resembling])), tuple(issues["Login Failures"])])
+
+
 def test_a_split_part_keeps_the_facts_of_its_own_episodes_only() -> None:
     story, _, _ = two_projects_joined_by_one_update()
     settings = {"max_cluster_episodes": 40, "hub_min_episodes": 1000, "hub_candidate_cap": 1000}

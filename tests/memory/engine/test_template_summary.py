@@ -298,6 +298,17 @@ def test_an_agent_who_answered_in_a_thread_is_never_said_to_have_reported_it() -
         story.fact("lee", "ANSWERED", "acme/app#12"))))
 
 
+def test_a_message_placed_by_its_words_is_never_said_to_have_reported_the_issue() -> None:
+    story = (Story().declare("Customer", "kim").declare("Customer", "sam")
+             .declare("Issue", "Login Failures"))
+    story.episode("kim", ("kim", "REPORTED", "Login Failures"))
+    story.episode("sam", ("sam", "RESEMBLES", "Login Failures"))
+    summary = summary_of(story)
+    assert summary.claims[-1].text == (
+        "2 updates say that kim reported the Login Failures and that sam resembles the reports "
+        "of the Login Failures.")
+
+
 # -- always valid -----------------------------------------------------------------------------
 
 
