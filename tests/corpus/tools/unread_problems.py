@@ -6,6 +6,18 @@ with a ``problem`` for which the extraction (``memory.processing.reading.extract
 only (original and dev-extra batches): never test or validation.
 
     .venv/bin/python tests/corpus/tools/unread_problems.py [--batch original|dev-extra] [--full]
+
+What it listed on 5 Dec 2026 (79 messages of 9 sources), by why no problem was read: "same here"
+and follow-ups with no statement of their own (8 sources, 36; their thread places them when
+recorded, ``memory.processing.support_state``); fixes, workarounds, causes and questions (8
+sources, 27); and 16 more: an attempt and its failure ("When trying to login to the app I get
+this error": Mullvad, Warp; the shape also occurs in already-read Bitwarden, Signal and
+Tailscale messages; a reading of it, branch rtsup3, was not merged: on dev it added two correct
+login reports that the labels name otherwise and cost dev-extra's grouping recall); vague
+subjects that name no area ("it has not been working properly", "some issues": Bitwarden,
+Docker, Postman); a problem named only by its quoted error text (Mullvad, Signal); "trouble
+connecting to …" and "the same issue with my self-signed cert" (Postman only); an amount of
+memory ("takes up 2GB of RAM", Docker for Mac only).
 """
 
 from __future__ import annotations
