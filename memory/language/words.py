@@ -92,7 +92,9 @@ def language_of(text: str) -> str | None:
         return "en"
     # The share of words simplemma finds in its English dictionary (names and identifiers
     # count against it, so the bar is low: French or German text scores under 0.4).
-    share = simplemma.in_target_language(" ".join(words), lang="en")
+    # Lower case: the dictionary is case-sensitive, and notes capitalise each list item and
+    # heading ("Done:", "Working on npm-on-ipfs", "Adding interop tests" read 0.2 as written).
+    share = simplemma.in_target_language(" ".join(words).lower(), lang="en")
     return "en" if share >= ENGLISH_SHARE else "other"
 
 

@@ -60,6 +60,16 @@ def test_other_languages_and_scripts_read_as_other(text: str) -> None:
     assert language_of(text) == "other"
 
 
+def test_telegraphic_notes_with_a_capital_on_every_item_read_as_english() -> None:
+    """A standup's items each open with a capital ("Done:", "Working on npm-on-ipfs"): the
+    dictionary is asked in lower case (ipfs-2018-06-25-js-core-dev-team-weekly-achingbrain)."""
+    notes = (
+        "### Week Update\n\n@achingbrain\n  - Done:\n    - Working on npm-on-ipfs\n"
+        "    - Adding interop tests\n  - Next:\n    - Q3 OKRs\n    - Adding interop tests\n"
+    )
+    assert language_of(notes) == "en"
+
+
 @pytest.mark.parametrize("text", ["", "LGTM", "+1", "r? @nikomatsakis", "🎉🎉🎉"])
 def test_a_text_too_short_to_tell_has_no_language(text: str) -> None:
     assert language_of(text) is None
