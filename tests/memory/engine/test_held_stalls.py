@@ -192,6 +192,17 @@ def test_four_are_all_named_rather_than_one_counted() -> None:
         "Item 0", "Item 1", "Item 2", "Item 3"]
 
 
+def test_five_are_three_named_and_two_counted_in_the_plural() -> None:
+    story, stalls = many_quiet_items(5)
+
+    summary = summary_holding(story, *stalls)
+
+    assert [claim.text.split(" has been")[0] for claim in summary.claims[-4:-1]] == [
+        "Item 0", "Item 1", "Item 2"]
+    assert summary.claims[-1].text == (
+        "2 more items here have not moved for 31 weeks or more: Item 3 and Item 4.")
+
+
 def test_the_patterns_own_claims_give_way_so_its_held_stalls_always_fit() -> None:
     story, stalls = many_quiet_items(8)
     status = story.id("NEW")
