@@ -248,6 +248,29 @@ def test_an_event_before_two_issues_is_the_pattern_worth_investigating_not_the_f
     assert texts[-1].endswith("a recurring pattern worth investigating.")
 
 
+def test_an_event_before_an_issue_not_shown_leaves_the_first_issue_worth_investigating(
+) -> None:
+    # The Outage came before the fourth issue twice: recurring, but before one issue, which the
+    # summary does not show. The first issue's reports remain the pattern worth investigating.
+    story = Story().declare("Customer", "Acme", "Globex", "Initech", "Umbrella")
+    story.declare("Issue", "Login Timeout", "Blank Invoice", "Slow Search", "Lost Cart")
+    story.declare("Event", "Outage")
+    for day, customer in enumerate(("Acme", "Globex", "Initech")):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"),
+                      (customer, "REPORTED", "Blank Invoice"),
+                      (customer, "REPORTED", "Slow Search"), day=day)
+    for day, customer in ((3, "Umbrella"), (4, "Acme")):
+        story.episode("Support", ("Umbrella", "REPORTED", "Login Timeout"),
+                      (customer, "REPORTED", "Lost Cart"),
+                      ("Lost Cart", "PRECEDED_BY", "Outage"), day=day)
+
+    summary = summary_of(story)
+
+    assert summary.summary.count("worth investigating") == 1
+    assert summary.claims[0].text.endswith(
+        "reported the Login Timeout, a recurring pattern worth investigating.")
+
+
 def two_issues_reported_together() -> Story:
     """Two customers reporting the same two problems, nothing before either (a support
     thread's problem and its ticket)."""
