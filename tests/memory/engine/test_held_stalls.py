@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from memory.engine.stalled import (
+    AGENDA,
     BLOCKED,
     STATUS,
     Stall,
@@ -191,6 +192,17 @@ def test_four_are_all_named_rather_than_one_counted() -> None:
         "Item 0", "Item 1", "Item 2", "Item 3"]
 
 
+def test_five_are_three_named_and_two_counted_in_the_plural() -> None:
+    story, stalls = many_quiet_items(5)
+
+    summary = summary_holding(story, *stalls)
+
+    assert [claim.text.split(" has been")[0] for claim in summary.claims[-4:-1]] == [
+        "Item 0", "Item 1", "Item 2"]
+    assert summary.claims[-1].text == (
+        "2 more items here have not moved for 31 weeks or more: Item 3 and Item 4.")
+
+
 def test_the_patterns_own_claims_give_way_so_its_held_stalls_always_fit() -> None:
     story, stalls = many_quiet_items(8)
     status = story.id("NEW")
@@ -208,3 +220,45 @@ def test_the_patterns_own_claims_give_way_so_its_held_stalls_always_fit() -> Non
     assert summary.claims[:4] == plain.claims[:4]
     assert [claim.text.split(" has been")[0] for claim in summary.claims[4:]] == [
         "Item 0", "Item 1", "Item 2", "Item 3"]
+
+
+def test_two_items_on_the_agenda_since_the_same_day_keep_a_sentence_each() -> None:
+    # Each has its own share of the weeks: one plural sentence would give the first one's to
+    # both. (An item on the agenda is mentioned in several updates, one a week at least.)
+    story = root_blocker_filed_in_2008()
+    first = story.fact("Bug 1556846", "HAS_STATUS", "NEW")
+    second = story.fact("Bug 1572869", "HAS_STATUS", "NEW")
+    story.episode("Jan", ("Bug 1556846", "HAS_STATUS", "NEW"),
+                  ("Bug 1572869", "HAS_STATUS", "NEW"), at=datetime(2026, 10, 5, tzinfo=UTC))
+    since = datetime(2026, 10, 5, 9, tzinfo=UTC)
+
+    summary = summary_holding(
+        story,
+        replace(stall(story.id("Bug 1556846"), (first,), since, state=AGENDA),
+                weeks_mentioned=8, weeks_counted=9, episode_ids=(1, 2)),
+        replace(stall(story.id("Bug 1572869"), (second,), since.replace(hour=10), state=AGENDA),
+                weeks_mentioned=6, weeks_counted=9, episode_ids=(1, 2)))
+
+    assert [claim.text for claim in summary.claims[-2:]] == [
+        "Bug 1556846 has been on the agenda in 8 of the last 9 weeks: 2 updates mention it "
+        "since 5 Oct.",
+        "Bug 1572869 has been on the agenda in 6 of the last 9 weeks: 2 updates mention it "
+        "since 5 Oct."]
+
+
+def test_a_duplicate_tracker_introduced_with_the_same_title_is_held_by_its_key_alone() -> None:
+    story = Story().declare("Status", "NEW")
+    story.title("Bug 1556846", CLEAR_DATA).title("Bug 1572869", CLEAR_DATA)
+    for bug in ("Bug 1575995", "Bug 1577367"):
+        story.episode("Alastor", ("Bug 1556846", "TRACKS", bug))
+        story.episode("Alastor", ("Bug 1572869", "TRACKS", bug))
+    story.episode("Jan", ("Bug 1572869", "HAS_STATUS", "NEW"), at=datetime(2019, 8, 9, tzinfo=UTC))
+    status = story.fact("Bug 1572869", "HAS_STATUS", "NEW")
+
+    summary = summary_holding(story, stall(story.id("Bug 1572869"), (status,),
+                                           datetime(2019, 8, 9, 21, tzinfo=UTC),
+                                           others=(story.id("NEW"),)))
+
+    assert [claim.text for claim in summary.claims[-2:]] == [
+        "Bug 1572869, with the same title, tracks the same 2 items as Bug 1556846.",
+        "Bug 1572869 has been in status NEW since 9 Aug 2019 (over 7 years by 5 Dec 2026)."]

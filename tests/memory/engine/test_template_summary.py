@@ -223,6 +223,54 @@ def test_a_recurring_issue_never_asserts_a_cause(story: Callable[[], Story]) -> 
         assert phrase not in words, phrase
 
 
+def one_release_before_two_issues_once_each() -> Story:
+    """Release 4.2 came before each issue in one update: a pattern across the two issues, not in
+    either issue's own reports."""
+    story = Story().declare("Customer", "Acme", "Globex", "Initech")
+    story.declare("Issue", "Login Timeout", "Blank Invoice").declare("Event", "Release 4.2")
+    story.episode("Support", ("Acme", "REPORTED", "Login Timeout"),
+                  ("Login Timeout", "PRECEDED_BY", "Release 4.2"), day=0)
+    story.episode("Support", ("Globex", "REPORTED", "Login Timeout"), day=1)
+    story.episode("Support", ("Initech", "REPORTED", "Login Timeout"), day=2)
+    story.episode("Support", ("Acme", "REPORTED", "Blank Invoice"),
+                  ("Blank Invoice", "PRECEDED_BY", "Release 4.2"), day=3)
+    story.episode("Support", ("Globex", "REPORTED", "Blank Invoice"), day=4)
+    return story
+
+
+def test_an_event_before_two_issues_is_the_pattern_worth_investigating_not_the_first_issue(
+) -> None:
+    summary = summary_of(one_release_before_two_issues_once_each())
+    texts = [claim.text for claim in summary.claims]
+    assert summary.summary.count("worth investigating") == 1
+    assert texts[0] == (
+        "Acme (2 Mar), Globex (3 Mar) and Initech (4 Mar) reported the Login Timeout.")
+    assert texts[-1].endswith("a recurring pattern worth investigating.")
+
+
+def test_an_event_before_an_issue_not_shown_leaves_the_first_issue_worth_investigating(
+) -> None:
+    # The Outage came before the fourth issue twice: recurring, but before one issue, which the
+    # summary does not show. The first issue's reports remain the pattern worth investigating.
+    story = Story().declare("Customer", "Acme", "Globex", "Initech", "Umbrella")
+    story.declare("Issue", "Login Timeout", "Blank Invoice", "Slow Search", "Lost Cart")
+    story.declare("Event", "Outage")
+    for day, customer in enumerate(("Acme", "Globex", "Initech")):
+        story.episode("Support", (customer, "REPORTED", "Login Timeout"),
+                      (customer, "REPORTED", "Blank Invoice"),
+                      (customer, "REPORTED", "Slow Search"), day=day)
+    for day, customer in ((3, "Umbrella"), (4, "Acme")):
+        story.episode("Support", ("Umbrella", "REPORTED", "Login Timeout"),
+                      (customer, "REPORTED", "Lost Cart"),
+                      ("Lost Cart", "PRECEDED_BY", "Outage"), day=day)
+
+    summary = summary_of(story)
+
+    assert summary.summary.count("worth investigating") == 1
+    assert summary.claims[0].text.endswith(
+        "reported the Login Timeout, a recurring pattern worth investigating.")
+
+
 def two_issues_reported_together() -> Story:
     """Two customers reporting the same two problems, nothing before either (a support
     thread's problem and its ticket)."""
