@@ -6,34 +6,16 @@ off when the graph's setting says so; a quiet stall inside a pattern shown by th
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from memory.models import Graph, Observation, PipelineRun
 from memory.pipeline import run_pipeline
 from tests.conftest import IngestFn
+from tests.memory.stall_updates import run, stalled, update, weeks_ago
 
 pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
 
-
-def weeks_ago(weeks: float) -> str:
-    return (datetime.now(UTC) - timedelta(weeks=weeks)).isoformat()
-
-
-def update(external_id: str, author: str, when: str, content: str) -> dict[str, str]:
-    return {"external_id": external_id, "author": author, "reference_time": when,
-            "content": content}
-
-
-def stalled(graph: Graph, status: str = Observation.Status.ACTIVE) -> list[Observation]:
-    return list(Observation.objects.filter(graph=graph, kind=Observation.Kind.STALLED,
-                                           status=status).order_by("pk"))
-
-
-def run(graph: Graph) -> None:
-    finished = run_pipeline(graph)
-    assert finished is not None and finished.status == "succeeded", finished and finished.error
 
 
 def test_an_item_stalled_for_five_weeks_is_one_observation_citing_the_update_that_said_so(

@@ -11,37 +11,12 @@ import pytest
 
 from memory.engine.stalled import Stall
 from memory.models import Graph, Observation, PipelineRun
-from memory.pipeline import run_pipeline
 from memory.pipeline.held_stalls import crossed_after
 from tests.conftest import IngestFn
+from tests.memory.stall_updates import run, stalled, update, weeks_ago
 
 pytestmark = [pytest.mark.django_db, pytest.mark.stalled]
 
-
-def weeks_ago(weeks: float) -> str:
-    return (datetime.now(UTC) - timedelta(weeks=weeks)).isoformat()
-
-
-def update(external_id: str, author: str, when: str, content: str) -> dict[str, str]:
-    return {
-        "external_id": external_id,
-        "author": author,
-        "reference_time": when,
-        "content": content,
-    }
-
-
-def stalled(graph: Graph, status: str = Observation.Status.ACTIVE) -> list[Observation]:
-    return list(
-        Observation.objects.filter(
-            graph=graph, kind=Observation.Kind.STALLED, status=status
-        ).order_by("pk")
-    )
-
-
-def run(graph: Graph) -> None:
-    finished = run_pipeline(graph)
-    assert finished is not None and finished.status == "succeeded", finished and finished.error
 
 
 def test_a_chain_written_before_its_root_went_quiet_is_written_again_to_say_so(
