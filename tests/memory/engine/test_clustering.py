@@ -460,7 +460,9 @@ def test_an_oversized_component_splits_into_whole_trees_each_over_all_its_weeks(
     assert sorted(set(c.episode_ids) for c in clusters) == sorted([project_a, project_b])
 
 
-def test_an_oversized_support_queue_splits_by_issue() -> None:
+def oversized_support_queue() -> tuple[Story, dict[str, list[int]]]:
+    """Fifteen weeks of two customers a week reporting each of two issues to one team's queue,
+    with the episodes of each issue."""
     story = Story().declare("Team", "Support Team")
     issues: dict[str, list[int]] = {"Timeouts": [], "Login Failures": []}
     for week in range(15):
@@ -471,6 +473,11 @@ def test_an_oversized_support_queue_splits_by_issue() -> None:
                 customers.append(story.episode(
                     "Agent", (customer, "REPORTED", issue),
                     ("Support Team", "RESPONSIBLE_FOR", "Queue"), day=7 * week))
+    return story, issues
+
+
+def test_an_oversized_support_queue_splits_by_issue() -> None:
+    story, issues = oversized_support_queue()
 
     clusters, audit = cluster(story, max_cluster_episodes=50, hub_min_episodes=1000,
                               hub_candidate_cap=1000)
@@ -481,16 +488,7 @@ def test_an_oversized_support_queue_splits_by_issue() -> None:
 
 
 def test_a_message_resembling_an_issue_goes_with_it_when_its_queue_splits_by_issue() -> None:
-    story = Story().declare("Team", "Support Team")
-    issues: dict[str, list[int]] = {"Timeouts": [], "Login Failures": []}
-    for week in range(15):
-        for issue, customers in issues.items():
-            for c in range(2):
-                customer = f"{issue} Customer {c}"
-                story.declare("Customer", customer).declare("Issue", issue)
-                customers.append(story.episode(
-                    "Agent", (customer, "REPORTED", issue),
-                    ("Support Team", "RESPONSIBLE_FOR", "Queue"), day=7 * week))
+    story, issues = oversized_support_queue()
     story.declare("Customer", "sam").declare("WorkItem", "acme/app#99")
     resembling = story.episode("sam", ("sam", "RESEMBLES", "Timeouts"),
                                ("sam", "REPORTED", "acme/app#99"), day=100)
