@@ -454,6 +454,8 @@ class SignatureIndex:
         """signature → its link over all its episodes, for signatures on two episodes or more."""
         links: dict[SignatureKey, Link] = {}
         first = self.first
+        episodes: tuple[int, ...]
+        facts: tuple[int, ...]
         for key, later in self.more.items():
             head = first[key]
             if len(later) == 1:  # the common case, without building sets
@@ -507,7 +509,7 @@ def source_of(key: SignatureKey) -> int | None:
 def star_edges(
     links: Mapping[SignatureKey, Link],
     vertex_of: Mapping[int, int],
-    skip: Mapping[SignatureKey, Any] | None = None,
+    skip: Collection[SignatureKey] | None = None,
 ) -> list[tuple[int, int]]:
     """One star per signature (its first episode to each other): the connectivity of a clique
     at the cost of a path."""
