@@ -135,7 +135,7 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
         # how few of the brand's issues use the word: one of two issues → 1.1, of one → 1.4...
         return math.log((total + 1) / used_by[word]) + (0.5 if used_by[word] == 1 else 0.0)
 
-    scored = []
+    scored: list[tuple[float, float, str, tuple[str, ...]]] = []  # typical, score, issue, shared
     for issue, words in profiles.items():
         shared = sorted(mine & set(words), key=lambda w: (-weight(w), w))
         named_by = name_words(issue, brand) if named else frozenset()
@@ -148,12 +148,12 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
                       for w in shared)
         scored.append((typical, score, issue, tuple(shared)))
     scored.sort(key=lambda s: (-s[0], s[2]))
-    best_typical, best_score, best, shared = scored[0]
-    enough = (len(shared) >= MIN_SHARED and best_score >= MIN_SCORE) or (
-        len(shared) == 1 and best_score >= MIN_SCORE_ONE_WORD)
+    best_typical, best_score, best, best_shared = scored[0]
+    enough = (len(best_shared) >= MIN_SHARED and best_score >= MIN_SCORE) or (
+        len(best_shared) == 1 and best_score >= MIN_SCORE_ONE_WORD)
     if not enough or (len(scored) > 1 and scored[1][0] >= best_typical):
         return None
-    return Match(best, shared, _best_sentence(text, set(shared), brand), best_score)
+    return Match(best, best_shared, _best_sentence(text, set(best_shared), brand), best_score)
 
 
 _KINDS = frozenset({"failure", "usage", "high", "error", "latency", "outage", "crash"})
