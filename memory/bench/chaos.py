@@ -107,7 +107,8 @@ class Outcome:
     seconds: float
     as_of: dict[datetime, frozenset[Row]]
     known_at: list[frozenset[Row]]
-    observations: frozenset[frozenset[str]]
+    observations: frozenset[frozenset[str | None]]
+    """Each active observation's episodes, by external id (a nullable column)."""
 
 
 @dataclass

@@ -164,6 +164,7 @@ class FakeOpenAI:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET server's; typeshed allows bytes for others
         return f"http://{host}:{port}/v1"
 
     def start(self) -> FakeOpenAI:

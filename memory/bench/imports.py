@@ -66,6 +66,8 @@ def end_to_end(fmt: str, payload: bytes, *, slug: str, keep: bool = False) -> di
         started = time.perf_counter()
         run = run_pipeline(graph)
         ran = time.perf_counter() - started
+        if run is None:  # None only when another run holds the graph: not this new one's
+            raise RuntimeError(f"the import bench's graph {slug} was held by another run")
         figures = tracker_measures(graph)
         return {"format": fmt, "items": report.items, "stored": report.stored,
                 "rejected": report.rejected, "import_and_extract_seconds": imported,

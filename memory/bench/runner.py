@@ -27,11 +27,11 @@ import statistics
 import time
 import tracemalloc
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -110,7 +110,7 @@ class Case:
             "database": connection.vendor, "quality": {}, "performance": {},
             "alternatives": {}, "llm": {},
         }
-        self.graph: Graph | None = None
+        self.graph: Graph  # created by run(), which every method below runs under
         self.ext_of: dict[int, str] = {}
         self.linking: dict[str, str] = {}
 
@@ -171,8 +171,11 @@ class Case:
         started = time.perf_counter()
         processing.process_episodes(report.stored_ids)  # what the ingest command's tasks run
         extract = time.perf_counter() - started
-        self.ext_of.update(Episode.objects.filter(pk__in=report.stored_ids)
-                           .values_list("pk", "external_id"))
+        # The column is nullable, but every record the scenario writes has an external_id
+        # (Scenario.record), so every episode it stored has one.
+        self.ext_of.update(cast("Iterable[tuple[int, str]]",
+                                Episode.objects.filter(pk__in=report.stored_ids)
+                                .values_list("pk", "external_id")))
         return ingest, extract, report.stored_ids
 
     def _batch(self, batch: int) -> None:

@@ -581,8 +581,9 @@ def generate(name: str, size: int, *, seed: int = 7, form: str = "text") -> Scen
         raise ValueError(f"unknown form {form!r}; choose from {', '.join(FORMS)}")
     rng = random.Random(f"{name}:{size}:{seed}")
     scenario = Scenario(name=name, size=size, seed=seed, form=form)
-    builder: _Projects | _Support = {"projects": _Projects, "support": _Support,
-                                     "brands": _Brands}[name](scenario, rng)
+    builders: dict[str, type[_Projects] | type[_Support]] = {
+        "projects": _Projects, "support": _Support, "brands": _Brands}
+    builder = builders[name](scenario, rng)
     scenario.types.update({"Blocked": "Status", "Stalled": "Status", "On Track": "Status",
                            "Done": "Status", HUB_FACT[0]: "Team", HUB_FACT[2]: "WorkItem"})
     target = int(size * (1 - DISTRACTOR_SHARE))

@@ -55,7 +55,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 SUPPORT_FILES = ("docker-for-mac", "docker-for-win", "warp", "bitwarden-clients", "tailscale")
 EXTRA_SUPPORT_FILES = ("postman", "signal-desktop", "cursor", "mullvad")
@@ -229,9 +229,13 @@ def product_groups(records: Sequence[dict[str, Any]]) -> tuple[list[list[str]], 
         processing.process_episodes(report.stored_ids)
         run = run_pipeline(graph)
         seconds = time.perf_counter() - started
+        if run is None:  # None only when another run holds the graph: not this new one's
+            raise RuntimeError("the support corpus's graph was held by another run")
         observations = Observation.objects.filter(
             graph=graph, status=Observation.Status.ACTIVE).prefetch_related("episodes")
-        groups = [sorted(e.external_id for e in o.episodes.all()) for o in observations]
+        # external_id is nullable, but every corpus record has one (the messages' ids)
+        groups = [sorted(cast(str, e.external_id) for e in o.episodes.all())
+                  for o in observations]
         info = {"episodes": report.stored, "rejected": report.rejected,
                 "facts": run.counts.get("facts"), "observations": len(groups),
                 "seconds": seconds}
@@ -327,7 +331,8 @@ def small_queue(records: Sequence[dict[str, Any]], size: int, *, seed: int,
     rng.shuffle(order)
     if one_a_thread:
         seen: set[str | None] = set()
-        first, rest = [], []
+        first: list[int] = []
+        rest: list[int] = []
         for i in order:
             thread = records[i].get("url")
             (rest if thread in seen and thread is not None else first).append(i)

@@ -34,8 +34,8 @@ class Played:
 
     trap: Trap
     graph: Graph
-    ids: dict[str, int] = field(default_factory=dict)
-    """External id → episode id."""
+    ids: dict[str | None, int] = field(default_factory=dict)
+    """External id (a nullable column, though every trap record has one) → episode id."""
     runs: list[PipelineRun] = field(default_factory=list)
     calls: list[int] = field(default_factory=list)
     """Model calls of each run (0 without a model)."""
