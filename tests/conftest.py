@@ -138,3 +138,20 @@ def ingest(django_capture_on_commit_callbacks: Any) -> IngestFn:
 
 def jsonl(records: Iterable[dict[str, Any]]) -> bytes:
     return "\n".join(json.dumps(r) for r in records).encode()
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """On the embedded default the test database is a file with WAL, as a user's is, not
+    SQLite's shared in-memory database: there a table written by one connection is locked for
+    every other (``database table is locked``, not retried by the busy timeout), and the web
+    process's background thread, the live server's threads and the test each have their own
+    connection."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        name = tmp_path_factory.mktemp("database") / "test_observations.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(name)
