@@ -1258,6 +1258,7 @@ class _Reader:
                 self._keep_named_blocker_only(before)  # "Bitswap PoC is blocked on testground"
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 minutes_reading.read_commitment(self, text, sentence, passage)
+            activity_lists.read_activities(self, sentence)  # "Rod: working on the build, …"
         finally:
             self.speaker = None
             self.in_context = False
@@ -3733,5 +3734,5 @@ def extract_with_rules(
 
 # The minutes hooks read with the reader above (a module of their own, imported last: it uses
 # this module's reader and helpers).
-from memory.extraction import minutes_reading  # noqa: E402
+from memory.extraction import activity_lists, minutes_reading  # noqa: E402
 from memory.extraction.responsibility import commits_to_work  # noqa: E402
