@@ -143,6 +143,16 @@ class Activities:
     """The label's name as written ("Rod", "@alanshaw")."""
     works: tuple[str, ...]
     """The objects of the activities, in order, as noun phrases to name."""
+    completed: tuple[tuple[str, str], ...] = ()
+    """(object, status word) of the parts that say work was completed ("merged UInt8Array
+    Buffer changes into the next branch"): finished work is no one's to do (GUIDE §10), but
+    the item has the status."""
+
+
+_COMPLETED = re.compile(
+    r"^(?P<verb>merged|landed|released|shipped|published|deployed|fixed)\s+(?P<object>.+)$",
+    re.IGNORECASE,
+)
 
 
 def find_activities(text: str) -> Activities | None:
@@ -156,11 +166,17 @@ def find_activities(text: str) -> Activities | None:
     ):
         return None
     works: list[str] = []
+    completed: list[tuple[str, str]] = []
     for part in _SPLIT.split(_strip_parentheses(found["rest"]).strip(" .")):
         work = activity_object(part)
         if work is not None and work not in works:
             works.append(work)
-    return Activities(found["who"], tuple(works)) if works else None
+        done = _COMPLETED.match(part.strip())
+        if done is not None and (item := _object(done["object"])) is not None:
+            completed.append((item, done["verb"].lower()))
+    if not works and not completed:
+        return None
+    return Activities(found["who"], tuple(works), tuple(completed))
 
 
 def activity_object(part: str) -> str | None:
@@ -182,6 +198,12 @@ def activity_object(part: str) -> str | None:
     rest = _SERIAL.sub("", rest, count=1)
     if re.match(r"[a-z]+ing\b", rest):
         return None  # "looking into improving …": the work is a verb, no thing named
+    return _object(rest)
+
+
+def _object(rest: str) -> str | None:
+    """An object's words cut where a purpose, a result or a place begins; None when they name
+    no item (``_ROUTINE``) or are a clause (more than eight words)."""
     work = _OBJECT_END.sub("", rest).strip(" .,*_")
     bare = _DETERMINER.sub("", work).lower()
     words = bare.split(" ")
@@ -213,6 +235,9 @@ def read_activities(r: _Reader, sentence: str) -> None:
     found = find_activities(r.masked.text)
     if found is None:
         return
+    label = r.masked.references.get(found.who)
+    if label is not None and label.type not in {"Person", "Team"}:
+        return  # "[libp2p-mplex#87](…): fixed …": a work item's line, no one's update
     clause = r._bare_clause(sentence)
     people = _committed(r, found.who, clause, labelled=False)
     if not people:
@@ -230,3 +255,7 @@ def read_activities(r: _Reader, sentence: str) -> None:
         for person in people:
             if (person.name, item.name.lower()) not in said:
                 r.fact(person, RESPONSIBLE_FOR, item, clause)
+    for words, verb in found.completed:
+        item = r.thing(words, clause)
+        if item is not None and item.type == "WorkItem":
+            r.status(item, verb, clause, reported=False)

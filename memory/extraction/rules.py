@@ -1260,6 +1260,8 @@ class _Reader:
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 minutes_reading.read_commitment(self, text, sentence, passage)
             activity_lists.read_activities(self, sentence)  # "Rod: working on the build, …"
+            if not any(record.relation == HAS_STATUS for record in self.records[before:]):
+                item_status.read_item_status(self, sentence)  # "* Has been merged" under #12
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 task_items.read_action_item(self, text, sentence, passage)  # "- [ ] @bob …"
         finally:
@@ -3739,6 +3741,7 @@ def extract_with_rules(
 # this module's reader and helpers).
 from memory.extraction import (  # noqa: E402
     activity_lists,
+    item_status,
     minutes_reading,
     owner_tables,
     task_items,

@@ -93,3 +93,21 @@ def test_the_work_is_the_object_cut_where_a_purpose_or_result_begins(
 )
 def test_a_line_without_a_persons_label_is_no_ones_update(line: str) -> None:
     assert find_activities(line) is None
+
+
+def test_a_completed_part_gives_its_item_the_status_and_no_one_the_work() -> None:
+    """"Trevor: merged UInt8Array Buffer changes into the next branch"
+    (nodejs-tsc-meetings-2015-06-03-s6): finished work is no one's to do (GUIDE §10)."""
+    extraction = extract_with_rules(
+        "## Stand-up\n\n* Trevor: merged UInt8Array Buffer changes into the next branch\n",
+        author="",
+        reference_time=REFERENCE_TIME,
+    )
+    assert {(f.source, f.relation, f.target) for f in extraction.facts} == {
+        ("UInt8Array Buffer Changes", "HAS_STATUS", "Merged")
+    }
+
+
+def test_a_work_items_line_is_no_ones_update() -> None:
+    text = "## Done\n\n- [mplex#87](https://github.com/acme/mplex/pull/87): fixed stream logic\n"
+    assert responsibilities(text) == set()

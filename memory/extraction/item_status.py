@@ -1,0 +1,72 @@
+"""A status said without its subject under the item it is about: "* Has been merged, nothing to
+discuss this week." under "* http: refactor headersTimeout … [#41263](…)" (issue #17).
+
+Agenda notes list each item with its reference and put what happened to it on the lines under
+it, the subject left out because the item above is the subject. The rules reader's
+``about_context`` reading takes the shapes "can land", "Joe landed", "Needs more reviews"; this
+module reads the rest by grammar: a clause of the line (split at commas and semicolons) that
+is only a passive or bare participle of a status verb, with an optional "it"/"this"/"the PR",
+auxiliary and adverb — "Has been merged", "issue now closed", "Merged last week", "Already
+landed in 18.x", "was reverted". The item must be one a reference above names (the reader's
+context), never a heading's words.
+
+Nothing under a negation or a plan ("not merged yet", "will be merged", "should be closed",
+"to be released"), in a question, or in a clause with a subject of its own ("Anna closed her
+PR": another item).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from memory.extraction.readings import reading
+
+if TYPE_CHECKING:
+    from memory.extraction.rules import _Reader
+
+_STATUS_CLAUSE = re.compile(
+    r"^(?:(?:it|this|that|the (?:pr|issue|pull request|change|proposal|rfc|item)|pr|issue)\s+)?"
+    r"(?:(?:has|have|had)\s+)?(?:(?:is|was|are|were|got|been|now|already|since|just|finally"
+    r"|successfully)\s+){0,3}"
+    r"(?P<status>merged|landed|closed|released|shipped|published|approved|accepted|rejected"
+    r"|reverted|fixed|resolved|postponed|deferred|completed|done)"
+    r"(?:\s+(?:(?:in|on|into|as of|since|for|upstream|already|now|last \w+|this \w+|yesterday"
+    r"|today|earlier)\b.*)?)?$",
+    re.IGNORECASE,
+)
+_NOT_ASSERTED = re.compile(
+    r"\b(?:not|never|no|n't|yet to|will|would|should|could|can|might|may|must|to be|needs? to"
+    r"|if|once|when|until|whether)\b|\?",
+    re.IGNORECASE,
+)
+_CLAUSES = re.compile(r"\s*[,;]\s*|\s+-\s+|\.\s+")
+
+
+def subjectless_status(line: str) -> str | None:
+    """The status word a line says of the item above it (module docstring), else None."""
+    for clause in _CLAUSES.split(line.strip(" .*_")):
+        clause = clause.strip(" .*_")
+        if not clause or _NOT_ASSERTED.search(clause):
+            continue
+        found = _STATUS_CLAUSE.match(clause)
+        if found is not None:
+            return found["status"].lower()
+    return None
+
+
+@reading("item_status")
+def read_item_status(r: _Reader, sentence: str) -> None:
+    """A subjectless status line under an item a reference names (``subjectless_status``):
+    the item has that status. Only in notes, never a tracker's own thread (read by its rules)
+    or a customer's message."""
+    if r.context is None or r.context_is_own or r.context.type != "WorkItem":
+        return
+    if (r.own is not None and not r.own_is_section) or (
+        r.author is not None and r.author.type == "Customer"
+    ):
+        return
+    word = subjectless_status(r.masked.text)
+    if word is None:
+        return
+    r.status(r.context, word, r._bare_clause(sentence), reported=False)
