@@ -59,6 +59,17 @@ _NOT_AN_ITEM = re.compile(
 )
 """Objects that name no work: a person or people after a preposition ("follow up with Bob"),
 a pronoun ("look into it"), a quantity ("some of them")."""
+_OWNER_AFTER = re.compile(
+    r"^(?:update|write|draft|fix|file|open|send|share|review|document|prepare|schedule|create"
+    r"|add|land|merge|close|finish|publish|post|set up|follow up on|investigate|implement"
+    r"|organi[sz]e|coordinate|propose|summari[sz]e|test|check|confirm|ping|reply to|contact)"
+    r"\s+(?:the|a|an|our|this|that|their|zzref\d+zz)\b[^()]{1,80}"
+    r"\(\s*(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)\s*\)$",
+    re.IGNORECASE,
+)
+"""An action item anywhere in a list: an imperative of work, its object, and its owner in
+parentheses ("Update the changelog (Carol)"); never an agenda topic and its presenter ("Release
+process update (Carol)", "Discuss the roadmap (Carol)": no imperative of work)."""
 _LIGHT_VERB = re.compile(
     r"^(?:a\s+)?(?:(?:first|quick|closer|final|second)\s+)?(?:look|stab|pass|crack|glance)"
     r"\s+(?:at|on|over|into)\s+",
@@ -124,7 +135,9 @@ def read_action_item(r: _Reader, text: str, sentence: str, passage: Passage) -> 
     ):
         return
     section = in_action_section(passage.headings, passage.parents)
-    if passage.task != "open" and not section:
+    if passage.task != "open" and not section and not (
+        passage.item and _OWNER_AFTER.match(r.masked.text.strip(" *_."))
+    ):
         return
     commitment = task_commitment(r.masked.text)
     if commitment is None:

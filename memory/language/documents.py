@@ -65,8 +65,6 @@ class Document:
     """The text's first non-blank line as written (an issue's or PR's title line)."""
     rows: list[TableRow] = field(default_factory=list)
     """The body rows of its tables that have a header row (at most ``MAX_TABLE_ROWS``)."""
-    rows: list[TableRow] = field(default_factory=list)
-    """The body rows of its tables that have a header row (at most ``MAX_TABLE_ROWS``)."""
 
 
 _FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")

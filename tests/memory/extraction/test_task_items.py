@@ -120,3 +120,15 @@ def test_an_object_names_an_item_unless_it_is_a_person_a_pronoun_or_a_quantity(
     work: str, item: str | None
 ) -> None:
     assert object_item(work) == item
+
+
+def test_an_imperative_with_its_owner_in_parentheses_is_an_action_item_in_any_list() -> None:
+    text = (
+        "## Release planning\n\n"
+        "- Share the testnet schedule (Tim)\n"
+        "- Update the changelog (Carol)\n"
+        "- Release process update (Carol)\n"  # an agenda topic and its presenter
+        "- Discuss the roadmap (Dave)\n"  # talking about an item is no work
+        "- Review of the Q3 roadmap (Dave)\n"
+    )
+    assert responsibilities(text) == {("Tim", "Testnet Schedule"), ("Carol", "Release Planning")}
