@@ -10,6 +10,10 @@ auxiliary and adverb — "Has been merged", "issue now closed", "Merged last wee
 landed in 18.x", "was reverted". The item must be one a reference above names (the reader's
 context), never a heading's words.
 
+A line that lists one item by its reference with its status beside it, opening an aside or
+after a dash ("<link to a PR> (Approved, wait on merge)", "#13 - merged"), gives that item the
+status the same way.
+
 Nothing under a negation or a plan ("not merged yet", "will be merged", "should be closed",
 "to be released"), in a question, or in a clause with a subject of its own ("Anna closed her
 PR": another item).
@@ -20,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from memory.extraction import ExtractedEntity
 from memory.extraction.readings import reading
 
 if TYPE_CHECKING:
@@ -40,6 +45,18 @@ _NOT_ASSERTED = re.compile(
     r"|if|once|when|until|whether)\b|\?",
     re.IGNORECASE,
 )
+_REFERENCE_STATUS = re.compile(
+    r"^\W*(?P<ref>zzref\d+zz)(?:\s*[:\-–—]\s*[^()]{0,100}?)?\s*"
+    r"(?:\(\s*(?P<inside>[^()]{1,80})\)|[\-–—:]\s+(?P<after>[^()]{1,80}))\W*$"
+)
+"""A line that lists an item by its reference with its status beside it: "<link to PR 667>
+(Approved, wait on merge)", "#123 – merged"."""
+_STATUS_FIRST = re.compile(
+    r"^(?P<status>merged|landed|closed|released|shipped|approved|accepted|rejected|reverted"
+    r"|done|in progress|wip|in review|under review|blocked|on hold|postponed|deferred)\b"
+    r"(?!\s+(?:by|if|when|once|until)\b)",
+    re.IGNORECASE,
+)
 _CLAUSES = re.compile(r"\s*[,;]\s*|\s+-\s+|\.\s+")
 
 
@@ -55,16 +72,37 @@ def subjectless_status(line: str) -> str | None:
     return None
 
 
+def listed_status(line: str) -> tuple[str, str] | None:
+    """(reference placeholder, status word) of a line that lists one item by its reference
+    with a status beside it (``_REFERENCE_STATUS``: "zzref0zz (Approved, wait on merge)"),
+    else None: the status must open the aside ("(not merged)", "(needs review)" say none)."""
+    found = _REFERENCE_STATUS.match(line.strip())
+    if found is None:
+        return None
+    aside = (found["inside"] or found["after"] or "").strip(" *_")
+    status = _STATUS_FIRST.match(aside)
+    if status is None or "?" in aside:
+        return None
+    return found["ref"], status["status"].lower()
+
+
 @reading("item_status")
 def read_item_status(r: _Reader, sentence: str) -> None:
     """A subjectless status line under an item a reference names (``subjectless_status``):
     the item has that status. Only in notes, never a tracker's own thread (read by its rules)
     or a customer's message."""
-    if r.context is None or r.context_is_own or r.context.type != "WorkItem":
-        return
     if (r.own is not None and not r.own_is_section) or (
         r.author is not None and r.author.type == "Customer"
     ):
+        return
+    listed = listed_status(r.masked.text)
+    reference = r.masked.references.get(listed[0]) if listed is not None else None
+    if listed is not None and reference is not None and reference.type == "WorkItem":
+        # "https://github.com/spdx/meetings/pull/667 (Approved, wait on merge)"
+        item = ExtractedEntity(reference.name, "WorkItem")
+        r.status(item, listed[1], r._bare_clause(sentence), reported=False)
+        return
+    if r.context is None or r.context_is_own or r.context.type != "WorkItem":
         return
     word = subjectless_status(r.masked.text)
     if word is None:

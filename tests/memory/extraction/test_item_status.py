@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.extraction.item_status import subjectless_status
+from memory.extraction.item_status import listed_status, subjectless_status
 from memory.extraction.rules import extract_with_rules
 
 REFERENCE_TIME = datetime(2024, 3, 12, tzinfo=UTC)
@@ -53,3 +53,32 @@ def test_a_negation_a_plan_a_question_or_another_subject_gives_no_status(line: s
 def test_under_a_heading_that_names_no_reference_nothing_is_said() -> None:
     """Only an item a reference names is the subject; a heading's words are no item."""
     assert statuses("### Website redesign\n\n* Has been merged\n") == set()
+
+
+def test_a_listed_item_with_its_status_beside_it_has_that_status() -> None:
+    """A list of pull requests, each with its status in parentheses
+    (spdx-ai-2024-2024-04-24-s5, dev-extra2) or after a dash."""
+    text = (
+        "## PR review\n\n"
+        "- https://github.com/spdx/meetings/pull/667 (Approved, wait on merge)\n"
+        "- https://github.com/spdx/meetings/pull/668 (not merged)\n"
+        "- https://github.com/spdx/meetings/pull/669 (merged?)\n"
+        "- [#13](https://github.com/acme/app/pull/13) - merged\n"
+    )
+    assert statuses(text) == {("spdx/meetings#667", "Approved"), ("acme/app#13", "Merged")}
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("zzref0zz (Approved, wait on merge)", ("zzref0zz", "approved")),
+        ("zzref0zz - in review", ("zzref0zz", "in review")),
+        ("zzref0zz (not merged)", None),
+        ("zzref0zz (needs review)", None),
+        ("zzref0zz (blocked by zzref1zz?)", None),
+        ("zzref0zz (merged when CI passes)", None),
+        ("See zzref0zz (merged)", None),  # the line is about something else
+    ],
+)
+def test_the_status_must_open_the_aside(line: str, found: tuple[str, str] | None) -> None:
+    assert listed_status(line) == found
