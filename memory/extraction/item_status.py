@@ -14,6 +14,10 @@ A line that lists one item by its reference with its status beside it, opening a
 after a dash ("<link to a PR> (Approved, wait on merge)", "#13 - merged"), gives that item the
 status the same way.
 
+Work under way is said the same ways: in the passive with its subject ("Developer survey being
+developed", "The guide is being written by Alice": in progress, and "by" names who does it) or
+without it under the item ("Discussion/work ongoing in github issue", "Work in progress").
+
 Nothing under a negation or a plan ("not merged yet", "will be merged", "should be closed",
 "to be released"), in a question, or in a clause with a subject of its own ("Anna closed her
 PR": another item).
@@ -57,6 +61,24 @@ _STATUS_FIRST = re.compile(
     r"(?!\s+(?:by|if|when|once|until)\b)",
     re.IGNORECASE,
 )
+_BEING = re.compile(
+    r"^(?P<np>[^,;:()]{3,80}?)\s+(?:(?:is|are)\s+)?(?:(?:currently|still|now|actively|also)\s+)?"
+    r"being\s+(?P<verb>worked on|developed|written|drafted|implemented|built|prepared|finali[sz]ed"
+    r"|updated|reviewed|tested|fixed|investigated|addressed|looked into|migrated|rolled out"
+    r"|rewritten|refactored|designed|documented)"
+    r"(?:\s+by\s+(?P<by>zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?"
+    r"(?:(?:\s*,\s*|\s+and\s+)@?[A-Z][\w.'’-]*)*))?(?:\s|$|[,.;])",
+)
+"""Work under way in the passive: "Developer survey being developed, testing out content."
+(nodejs-tsc-meetings-2018-09-12-s8), "The migration guide is being written by Alice"."""
+_UNDER_WAY = re.compile(
+    r"^(?:(?:(?:discussion/)?work|progress)\s+(?:is\s+)?(?:still\s+)?(?:ongoing|in progress"
+    r"|under ?way)\b|(?:still\s+)?(?:ongoing|in progress|under ?way|being worked on"
+    r"|work in progress|wip)$)",
+    re.IGNORECASE,
+)
+"""A subjectless line saying the item above is under way: "Discussion/work ongoing in github
+issue" (nodejs-tsc-meetings-2018-06-20-s7), "Work in progress", "Being worked on"."""
 _CLAUSES = re.compile(r"\s*[,;]\s*|\s+-\s+|\.\s+")
 
 
@@ -69,7 +91,21 @@ def subjectless_status(line: str) -> str | None:
         found = _STATUS_CLAUSE.match(clause)
         if found is not None:
             return found["status"].lower()
+        if _UNDER_WAY.match(clause):
+            return "in progress"
     return None
+
+
+def being_done(line: str) -> tuple[str, str, str | None] | None:
+    """(noun phrase, status, who) of work said to be under way in the passive ("Developer survey
+    being developed", "The guide is being written by Alice"): in progress, or in review for
+    "being reviewed"; None under a negation, a plan, a question or a condition."""
+    text = line.strip(" *_")
+    found = _BEING.match(text)
+    if found is None or _NOT_ASSERTED.search(text[: found.end()]):
+        return None
+    status = "in review" if found["verb"] == "reviewed" else "in progress"
+    return found["np"].strip(), status, found["by"]
 
 
 def listed_status(line: str) -> tuple[str, str] | None:
@@ -95,6 +131,10 @@ def read_item_status(r: _Reader, sentence: str) -> None:
         r.author is not None and r.author.type == "Customer"
     ):
         return
+    being = being_done(r.masked.text)
+    if being is not None:
+        _read_being(r, sentence, *being)
+        return
     listed = listed_status(r.masked.text)
     reference = r.masked.references.get(listed[0]) if listed is not None else None
     if listed is not None and reference is not None and reference.type == "WorkItem":
@@ -108,3 +148,17 @@ def read_item_status(r: _Reader, sentence: str) -> None:
     if word is None:
         return
     r.status(r.context, word, r._bare_clause(sentence), reported=False)
+
+
+def _read_being(r: _Reader, sentence: str, words: str, status: str, who: str | None) -> None:
+    """``being_done``'s item has the status; the people "by" names are responsible for it."""
+    from memory.extraction.minutes_reading import _committed
+    from memory.extraction.rules import RESPONSIBLE_FOR
+
+    clause = r._bare_clause(sentence)
+    item = r.thing(words, clause)
+    if item is None or item.type not in {"WorkItem", "Service", "Product"}:
+        return
+    r.status(item, status, clause, reported=False)
+    for person in _committed(r, who.rstrip("."), clause, labelled=False) if who else []:
+        r.fact(person, RESPONSIBLE_FOR, item, clause)

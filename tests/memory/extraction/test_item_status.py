@@ -82,3 +82,36 @@ def test_a_listed_item_with_its_status_beside_it_has_that_status() -> None:
 )
 def test_the_status_must_open_the_aside(line: str, found: tuple[str, str] | None) -> None:
     assert listed_status(line) == found
+
+
+def test_work_said_to_be_under_way_in_the_passive_is_in_progress() -> None:
+    """"Developer survey being developed, testing out content." (nodejs-tsc-meetings-2018-09-12-s8,
+    dev-extra2); "by" names who does it."""
+    text = (
+        "## Updates\n\n"
+        "* Developer survey being developed, testing out content.\n"
+        "* The migration guide is being written by Alice.\n"
+        "* Concerns being raised about the plan\n"  # no work named
+        "* The proposal is not being worked on\n"  # a negation
+        "* If the guide is being written, tell us\n"  # a condition
+    )
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    assert {(f.source, f.relation, f.target) for f in extraction.facts} == {
+        ("Developer Survey", "HAS_STATUS", "In Progress"),
+        ("Migration Guide", "HAS_STATUS", "In Progress"),
+        ("Alice", "RESPONSIBLE_FOR", "Migration Guide"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        ("Discussion/work ongoing in github issue, leave on agenda.", "In Progress"),
+        ("Work in progress", "In Progress"),
+        ("Ongoing work to improve the backport command", None),  # other work, not the item
+    ],
+)
+def test_a_subjectless_line_that_says_work_is_under_way(line: str, status: str | None) -> None:
+    """nodejs-tsc-meetings-2018-06-20-s7 (dev-extra2)."""
+    expected = {("acme/node#41263", status)} if status else set()
+    assert statuses(f"### acme/node\n\n{ITEM}  * {line}\n") == expected
