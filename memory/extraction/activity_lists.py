@@ -18,8 +18,8 @@ libuv threadpool more scalable") makes the person responsible for the work its o
 * a question, a hypothetical ("would", "if"), a negation or a plan of the line's speaker in
   the first person ("I'm going to …") is read elsewhere or not at all.
 
-Pure functions over a line's masked words; ``read_activities`` (in the rules reader) names the
-entities.
+Pure functions over a line's masked words; ``read_activities`` (called by the rules reader)
+names the entities.
 """
 
 from __future__ import annotations
