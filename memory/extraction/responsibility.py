@@ -60,7 +60,7 @@ meeting with initial members" (cpc-meetings-2021-2021-04-13-s8), "EuroPython com
 Łukasz helping coordinate a core sprint there" (pysc-2023-06-05)."""
 _INLINE_ACTION = re.compile(
     r"(?:^|\s)(?:AI|ACTION(?: ITEM)?|TODO)\s*\(\s*"
-    r"(?P<who>@?[A-Z][\w.'’-]*(?:(?:\s*,\s*|\s+and\s+|\s*[&+]\s*)@?[A-Z][\w.'’-]*)*)"
+    r"(?P<who>@?[A-Za-z][\w.'’-]*(?:(?:\s*,\s*|\s+and\s+|\s*[&+]\s*)@?[A-Za-z][\w.'’-]*)*)"
     r"\s*\)\s*[:\-–]?\s*(?P<action>[a-z].*)$"
 )
 """An action label with its owner in parentheses, anywhere in a sentence: "… AI(DS) figure out

@@ -1078,6 +1078,7 @@ class _Reader:
                                                        anonymous=self.author is None)
             for sentence in split_sentences(passage.text):
                 self.read_sentence(sentence, passage)
+        owner_tables.read_rows(self, document.rows)  # "| Item | Owner | Status |"
 
     def _context_of(self, passage: Passage, title: str | None) -> ExtractedEntity | None:
         """The item a passage is about when it names none: the nearest item above it that a
@@ -1258,6 +1259,11 @@ class _Reader:
                 self._keep_named_blocker_only(before)  # "Bitswap PoC is blocked on testground"
             if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
                 minutes_reading.read_commitment(self, text, sentence, passage)
+            activity_lists.read_activities(self, sentence)  # "Rod: working on the build, …"
+            if not any(record.relation == HAS_STATUS for record in self.records[before:]):
+                item_status.read_item_status(self, sentence)  # "* Has been merged" under #12
+            if not any(record.relation == RESPONSIBLE_FOR for record in self.records[before:]):
+                task_items.read_action_item(self, text, sentence, passage)  # "- [ ] @bob …"
         finally:
             self.speaker = None
             self.in_context = False
@@ -3733,5 +3739,11 @@ def extract_with_rules(
 
 # The minutes hooks read with the reader above (a module of their own, imported last: it uses
 # this module's reader and helpers).
-from memory.extraction import minutes_reading  # noqa: E402
+from memory.extraction import (  # noqa: E402
+    activity_lists,
+    item_status,
+    minutes_reading,
+    owner_tables,
+    task_items,
+)
 from memory.extraction.responsibility import commits_to_work  # noqa: E402

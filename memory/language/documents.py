@@ -35,6 +35,21 @@ class Passage:
     """Each heading's level, as ``headings``: Markdown's 1–6, ``LABEL_LEVEL`` and below for a
     line in bold alone, a handle or a label ("**Ben**", "@dryajov", "Blocked:"). How the
     headings are written, not what the passage says: left out of comparisons."""
+    task: str | None = field(default=None, compare=False)
+    """A task-list item's box: ``open`` ("- [ ] …"), ``done`` ("- [x] …"), else None."""
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A body row of a Markdown table with a header row: data, never read as a sentence; a
+    reader that knows the table's columns (``memory.extraction.owner_tables``) may read it."""
+
+    header: tuple[str, ...]
+    """The header row's cells, as written."""
+    cells: tuple[str, ...]
+    line: str
+    """The row as written (what a fact read from it cites)."""
+    headings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +63,8 @@ class Document:
     """The name a sign-off gives ("Thanks, Jane")."""
     first_line: str = ""
     """The text's first non-blank line as written (an issue's or PR's title line)."""
+    rows: list[TableRow] = field(default_factory=list)
+    """The body rows of its tables that have a header row (at most ``MAX_TABLE_ROWS``)."""
 
 
 _FENCE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")
@@ -56,8 +73,10 @@ _SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(?P<text>[^*_]{2,120})(?:\*\*|__)\s*:?\s*$")
 _LABEL_LINE = re.compile(r"^\s*(?P<text>[A-Z][^.!?]{1,80}):\s*$")
 _BULLET = re.compile(
-    r"^(?P<indent>\s*)(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+(?:\[[ xX]\]\s+)?(?P<text>.*)$"
+    r"^(?P<indent>\s*)(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+(?:\[(?P<box>[ xX])\]\s+)?(?P<text>.*)$"
 )
+MAX_TABLE_ROWS = 200
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 _HANDLE_LINE = re.compile(r"^\s*(?:\*\*)?@(?P<name>[A-Za-z0-9][\w.-]*)(?:\*\*)?\s*:?\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$|^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$")
 _QUOTE = re.compile(r"^\s*>")
@@ -92,6 +111,8 @@ def read_document(text: str) -> Document:
     signature: str | None = None
     fence: str | None = None
     signing_off = False
+    rows: list[TableRow] = []
+    table: list[str] = []  # the lines of the table being read
 
     def skip(kind: str) -> None:
         skipped[kind] = skipped.get(kind, 0) + 1
@@ -120,6 +141,7 @@ def read_document(text: str) -> Document:
         if not line.strip():
             # A blank line does not end a list: an indented item after it is still nested.
             blank_before = True
+            table.clear()  # but it ends a table
             continue
         after_blank, blank_before = blank_before, False
         if signing_off:
@@ -130,7 +152,13 @@ def read_document(text: str) -> Document:
         if _QUOTE.match(line) or _WROTE.match(line):
             skip("quote")
             continue
+        if not _TABLE_ROW.match(line):
+            table.clear()
         if _TABLE_ROW.match(line):
+            table.append(line)
+            if (len(table) > 2 and _TABLE_DELIMITER.match(table[1])
+                    and not _TABLE_DELIMITER.match(line) and len(rows) < MAX_TABLE_ROWS):
+                rows.append(TableRow(_cells(table[0]), _cells(line), line.strip(), context()))
             summary = _summary_row(line)
             if summary is not None:
                 # "| **Decision 2** | London testnet fork blocks agreed, Tim to document | …":
@@ -184,8 +212,11 @@ def read_document(text: str) -> Document:
             parents = tuple(t for _, t in items)
             items.append((indent, words))
             if words:
+                box = bullet["box"]
                 passages.append(Passage(words, context(), parents, item=True,
-                                            heading_levels=levels()))
+                                        heading_levels=levels(),
+                                        task=None if box is None else (
+                                            "open" if box == " " else "done")))
                 last_line = index
             continue
         if (passages and last_line == index - 1 and _continues(passages[-1].text, line)
@@ -205,7 +236,12 @@ def read_document(text: str) -> Document:
                                 heading_levels=levels()))
         last_line = index
     first_line = next((line.strip() for line in lines if line.strip()), "")
-    return Document(passages, skipped, sender, signature, first_line[:MAX_LINE_LENGTH])
+    return Document(passages, skipped, sender, signature, first_line[:MAX_LINE_LENGTH], rows)
+
+
+def _cells(line: str) -> tuple[str, ...]:
+    """A table row's cells, stripped ("| a | b |" → ("a", "b"))."""
+    return tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
 
 
 _SUMMARY_LABEL = re.compile(

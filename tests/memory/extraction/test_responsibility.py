@@ -214,3 +214,9 @@ def test_work_under_way_under_a_topic_heading_names_no_team() -> None:
 )
 def test_work_under_way_is_never_a_question_or_a_hypothetical(line: str) -> None:
     assert work_under_way(line) is None
+
+
+def test_an_action_labels_owner_may_be_a_handle_in_lower_case() -> None:
+    """"AI(carol): …" as "AI(Carol): …": the label's owner is whoever it names."""
+    text = "## Release planning\n\n- AI(carol): draft the security advisory\n"
+    assert responsibilities(text) == {("carol", "Release Planning")}

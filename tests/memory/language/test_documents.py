@@ -97,3 +97,27 @@ def test_each_heading_keeps_its_level_markdowns_or_a_labels() -> None:
     (passage,) = document.passages
     assert passage.headings == ("Objective", "Solution", "Ben")
     assert passage.heading_levels == (1, 2, LABEL_LEVEL)
+
+
+def test_a_task_lists_box_is_kept_beside_the_items_words() -> None:
+    """"- [ ] …" is an open task, "- [x] …" a done one (``memory.extraction.task_items``); the
+    words are the item's as before."""
+    text = "## Plan\n- [ ] @bob review the plan\n- [x] Ship it\n- Notes\n"
+    passages = read_document(text).passages
+    assert [(p.text, p.task) for p in passages] == [
+        ("@bob review the plan", "open"),
+        ("Ship it", "done"),
+        ("Notes", None),
+    ]
+
+
+def test_the_body_rows_of_a_table_with_a_header_are_kept_as_data_not_passages() -> None:
+    document = read_document(
+        "## Actions\n\n| Item | Owner |\n|---|---|\n| Update the doc | Alice |\n\n"
+        "| no | header |\n| just | rows |\n"
+    )
+    assert document.passages == []
+    assert [(r.header, r.cells, r.line, r.headings) for r in document.rows] == [
+        (("Item", "Owner"), ("Update the doc", "Alice"), "| Update the doc | Alice |",
+         ("Actions",)),
+    ]
