@@ -245,3 +245,22 @@ def test_a_reading_supporting_a_fact_and_then_revising_it_is_evidence_of_the_rev
     # The episode's own sentence for the revision, not the one it carries from the old fact.
     assert support(revised) == {first, (said, "Blocked since Monday in fact.")}
     assert revised.evidence.count() == 2
+
+
+def test_of_two_stored_completions_at_the_same_moment_the_one_stored_first_ends_a_dependency(
+    graph: Graph,
+) -> None:
+    """In whatever order the database returns them: PostgreSQL reads them here by its index of
+    (relation, target), "Won't Fix" (the status named first) before "Done" (stored first)."""
+    named(graph, "API Migration", "WorkItem")
+    auth = named(graph, "Auth Refactor", "WorkItem")
+    named(graph, "Won't Fix", "Status")
+    named(graph, "Done", "Status")
+    done = status(graph, auth, "Done", WEDNESDAY)
+    wont_fix = status(graph, auth, "Won't Fix", WEDNESDAY)
+    assert (done.pk < wont_fix.pk, done.target_id > wont_fix.target_id) == (True, True)
+
+    record(graph, reading(waits(valid_at=MONDAY)), at=FRIDAY)
+
+    dependency = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
+    assert (dependency.invalid_at, dependency.closed_by_fact) == (WEDNESDAY, done)
