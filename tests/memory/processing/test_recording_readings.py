@@ -245,6 +245,8 @@ def test_a_reading_supporting_a_fact_and_then_revising_it_is_evidence_of_the_rev
     # The episode's own sentence for the revision, not the one it carries from the old fact.
     assert support(revised) == {first, (said, "Blocked since Monday in fact.")}
     assert revised.evidence.count() == 2
+    # It is the stored fact, as first said and read, with an earlier start.
+    assert (revised.sentence, revised.extractor) == ("Blocked on auth.", "structured@1")
 
 
 def test_of_two_stored_completions_at_the_same_moment_the_one_stored_first_ends_a_dependency(
