@@ -5,6 +5,7 @@ first when two begin at the same moment."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import pytest
 
@@ -266,3 +267,21 @@ def test_of_two_stored_completions_at_the_same_moment_the_one_stored_first_ends_
 
     dependency = Fact.objects.get(graph=graph, relation="DEPENDS_ON")
     assert (dependency.invalid_at, dependency.closed_by_fact) == (WEDNESDAY, done)
+
+
+# -- what a batch reads ----------------------------------------------------------------------
+
+
+def test_a_batch_that_read_every_fact_of_an_item_s_relation_reads_none_of_its_edges_again(
+    graph: Graph, django_assert_num_queries: Any
+) -> None:
+    migration, auth = named(graph, "API Migration", "WorkItem"), named(graph, "Auth Refactor",
+                                                                       "WorkItem")
+    waiting = FactFactory(graph=graph, source=migration, target=auth)
+    batch = FactBatch(graph, default_ontology())
+    batch.cover({("from", migration.pk, "DEPENDS_ON")}, since=MONDAY)
+
+    with django_assert_num_queries(0):
+        batch.cover({("edge", migration.pk, "DEPENDS_ON", auth.pk)}, since=TUESDAY)
+
+    assert set(batch.facts) == {waiting.pk}
