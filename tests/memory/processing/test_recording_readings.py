@@ -285,3 +285,19 @@ def test_a_batch_that_read_every_fact_of_an_item_s_relation_reads_none_of_its_ed
         batch.cover({("edge", migration.pk, "DEPENDS_ON", auth.pk)}, since=TUESDAY)
 
     assert set(batch.facts) == {waiting.pk}
+
+
+def test_a_batch_reads_nothing_for_what_points_at_an_item_it_created(
+    graph: Graph, django_assert_num_queries: Any
+) -> None:
+    """An item created in the batch (``batches`` adds it to ``fresh_entities``) is in no stored
+    fact: nothing can point at it yet, nor start from it."""
+    new_item = named(graph, "Search Rewrite", "WorkItem")
+    batch = FactBatch(graph, default_ontology())
+    batch.fresh_entities.add(new_item.pk)
+
+    with django_assert_num_queries(0):
+        batch.cover({("to", "DEPENDS_ON", new_item.pk), ("from", new_item.pk, "HAS_STATUS")},
+                    since=MONDAY)
+
+    assert batch.facts == {}
