@@ -73,7 +73,11 @@ TARGETS: dict[str, Target] = {
                          # FactBatch and FactRecorder directly, the ends a tracker gives
                          # (FactRecorder._end_given) and the model's reading recorded over the
                          # rules' (memory.processing.revision).
-                         "tests/memory/processing"]),
+                         "tests/memory/processing"],
+                        # The order stored facts are read in is the database's: PostgreSQL reads
+                        # them by an index (relation, target), SQLite here by id, so only there
+                        # does a fact's rank (its id) decide a tie the reading order would not.
+                        databases=("sqlite", "postgresql")),
     "dashboard_access": Target(["dashboard/access.py"], ["tests/dashboard"]),
     "api_access": Target(["memory/api/access.py"],
                          ["tests/api/test_access.py", "tests/api/test_graphs.py",
