@@ -180,7 +180,14 @@ _AREA_SYNONYMS = {
     "database": "database", "db": "database",
     "certificate": "certificate", "cert": "certificate", "ssl": "certificate",
     "tls": "certificate", "selfsigned": "certificate",
+    # What a network product keeps from the customer: the internet, however it shows ("no
+    # internet", "cannot access any site", "can't reach websites" are one problem).
+    "internet": "internet", "site": "internet", "website": "internet",
 }
+# Areas named by a noun (not a verb's: "log", "run", "open" say how, not what), so that a
+# subject naming one is what fails whatever verb says how.
+_NAMED_AREAS = frozenset({"database", "db", "certificate", "cert", "autofill", "magicdns", "2fa",
+                          "mfa", "totp", "login", "signin", "logon", "sync", "synchronization"})
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
                "sync": "Sync", "link": "Link", "database": "Database",
                "certificate": "Certificate"}
@@ -242,14 +249,22 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
     (re.compile(r"\b(?:stuck|stick|hang|freeze) (?:in|on|at|while|when) (?P<object>[\w' -]+)"),
      "gerund"),
-    # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
+    # "takes forever to start", "slow to load", "takes ages to sync": an action that does not
+    # complete in time is that action's failure when it is an area's ("stays in a starting
+    # state" and "takes forever to start" are one problem); any other slowness is the table's
+    # Latency ("takes forever to send a request")
+    (re.compile(r"\b(?:take (?:forever|age|so long|too long|a long time|long|minute|hour)"
+                r"|slow|very slow|too slow|so slow) to (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"),
+     "slow"),
+    # "login loop", "loading forever"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
     # "Two-step login problem", "sync issue on Ubuntu", "Database startup error"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure|error)s?\b"), "known"),
     # "stuck in white screen", "shows a blank screen": the app never came up
     (re.compile(r"\b(?P<object>white|blank) (?:screen|window)\b"), "blank"),
 )
-_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor)\b")
+_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor"
+                    r"|web site|web page)\b")
 _RESOURCE = re.compile(
     r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
     r"|utilization|leak|leaky|spike|hog|load)\b"
@@ -520,6 +535,10 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         head = subject[-1] if subject else ""
         if match.string[match.end():].startswith((" up", " out")):
             return None  # "the CPU didn't even fill up": a phrasal verb, no area's failure
+        if head in _NAMED_AREAS and verb in _AREA_SYNONYMS:
+            # "Database not updated", "the certificate does not load": what fails is the area
+            # named, the verb only how it fails
+            return _AREA_SYNONYMS[head]
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
                                                                  "login", "autofill",
                                                                  "link"} and (
@@ -545,6 +564,9 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         return area if area in _AREA_SYNONYMS.values() else None
     if how == "blank":
         return "start"
+    if how == "slow":
+        verb, particle = groups["verb"], groups.get("particle")
+        return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:

@@ -97,7 +97,7 @@ def test_the_synonym_table_is_small_and_every_phrasing_is_found() -> None:
         ("Our ochre rook syncs are broken", "Ochre Rook Sync Failures"),  # an area of its own
         ("I have been having spikes of 100% CPU use", "High CPU Usage"),
         ("I am still seeing a large amount of memory usage", "High Memory Usage"),
-        ("the app takes forever to load", "Latency"),  # the table's symptoms keep their name
+        ("the app is painfully slow", "Latency"),  # the table's symptoms keep their name
     ],
 )
 def test_one_problem_said_in_different_words_has_one_canonical_name(text: str,
@@ -166,3 +166,44 @@ def test_extreme_use_and_a_sign_in_error_are_their_symptoms(text: str, issue: st
 def test_what_names_no_area_before_the_area_is_not_part_of_the_problems_name() -> None:
     # cur-598-Devligue-2024-10-14 (dev): was "Same Issue Login Failures", an issue of its own
     assert problem_name("I have the same issue - log in button doesn't work") == "Login Failures"
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    # an action that never completes in time is that action's failure, not a slowness
+    ("Docker Desktop takes forever to start on my laptop", "Start Failures"),
+    ("the app takes ages to load after the update", "Start Failures"),
+    ("Since yesterday it is really slow to start up", "Start Failures"),
+    ("It takes a long time to log in every morning", "Login Failures"),
+    # any other action taking long is still slowness
+    ("it takes forever to send a request to our staging API", "Latency"),
+    ("The terminal is slow since 0.2024.05", "Latency"),
+])
+def test_an_area_that_takes_forever_is_that_areas_failure(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize("text", [
+    "with the exit node on I cant access any site",
+    "I can't reach any websites while connected",
+    "Internet stops working when I use the exit node",
+    "Using the VPN breaks internet access",
+])
+def test_no_site_reachable_and_no_internet_are_one_problem(text: str) -> None:
+    assert problem_name(text) == "Internet Failures"
+
+
+def test_a_web_site_login_is_still_the_login() -> None:
+    assert problem_name("Login loop on the web site") == "Login Failures"
+    assert problem_name("Web site login does not work") == "Login Failures"
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    # the subject names the area; the verb only says how it fails
+    ("Database not updated to the new version after restart", "Database Failures"),
+    ("My certificate is not loading anymore", "Certificate Failures"),
+    ("Autofill not loading on most login forms", "Autofill Failures"),
+    # a subject that names no area of its own leaves it to the verb
+    ("Docker desktop not running after update", "Start Failures"),
+])
+def test_a_subject_naming_an_area_is_what_fails(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
