@@ -188,6 +188,12 @@ _AREA_SYNONYMS = {
 # subject naming one is what fails whatever verb says how.
 _NAMED_AREAS = frozenset({"database", "db", "certificate", "cert", "autofill", "magicdns", "2fa",
                           "mfa", "totp", "login", "signin", "logon", "sync", "synchronization"})
+# What shows an app to its user, and the verbs of its showing: an app whose window does not
+# show has not started, however the customer says it.
+_WINDOWS = frozenset({"window", "windows", "screen", "ui", "gui", "interface", "app",
+                      "application", "program", "client"})
+_SHOWS = frozenset({"show", "appear", "display", "render", "pop", "come"})
+_KNOWN_AREAS = frozenset(_AREA_SYNONYMS.values())
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
                "sync": "Sync", "link": "Link", "database": "Database",
                "certificate": "Certificate"}
@@ -418,12 +424,21 @@ def find_problem(text: str, product: frozenset[str] = frozenset()) -> Problem | 
                          read.joined[end:])
         return Problem(f"High {'CPU' if what == 'cpu' else 'Memory'} Usage",
                        read.phrase(resource.start(), end + (after.end() if after else 0)))
+    # The phrasings in their order; a known area (the table's: "SSL issues" is the certificate's)
+    # before a word the customer's phrase makes one ("could not get any response from servers
+    # with SSL issues" is a certificate problem, the response what it kept from the customer)
+    first: Problem | None = None
     for pattern, how in _PROBLEM_PATTERNS:
         for match in pattern.finditer(joined):
             area = _area_of(match, how, product)
             if area is not None:
                 name = "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
-                return Problem(name, _phrase_of(read, match, how, area))
+                found_here = Problem(name, _phrase_of(read, match, how, area))
+                if area in _KNOWN_AREAS:
+                    return found_here
+                first = first or found_here
+    if first is not None:
+        return first
     found = find_symptom(text)
     if found is None:
         return None
@@ -533,6 +548,13 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
             # what fails is named before the place it fails in
             return _area(_after_break(groups["subject"].split(" ")[-9:]), product=product)
         head = subject[-1] if subject else ""
+        if verb in _SHOWS and head in _WINDOWS:
+            # "Postman's window is not show", "the app doesn't appear": it never came up (not
+            # "the app does not show my collections": something in it)
+            following = match.string[match.end():].split(" ", 2)[1:2]
+            shown = not following or following[0] in _PHRASE_BREAKS | _FILLERS | {
+                "up", "at", "anymore", "again"} or not re.search(r"[a-z]", following[0])
+            return "start" if shown else None
         if match.string[match.end():].startswith((" up", " out")):
             return None  # "the CPU didn't even fill up": a phrasal verb, no area's failure
         if head in _NAMED_AREAS and verb in _AREA_SYNONYMS:

@@ -207,3 +207,28 @@ def test_a_web_site_login_is_still_the_login() -> None:
 ])
 def test_a_subject_naming_an_area_is_what_fails(text: str, problem: str) -> None:
     assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    # a known area the text names comes before a word a phrase makes an area of
+    ('"Could not get any response" from hosts with SSL issues', "Certificate Failures"),
+    ("Requests never get a response when the cert is self-signed, a certificate issue",
+     "Certificate Failures"),
+    # with no known area, the phrase's own word names it
+    ("Latest app version won't let me connect", "Connect Failures"),
+])
+def test_a_known_area_comes_before_a_word_made_an_area(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("The app window is not show after I open it", "Start Failures"),
+    ("the main window doesn't appear after the update", "Start Failures"),
+    ("the window does not show up.", "Start Failures"),
+])
+def test_an_app_whose_window_does_not_show_has_not_started(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+def test_an_app_that_does_not_show_something_in_it_has_started() -> None:
+    assert problem_name("the app does not show my collections") is None
