@@ -240,6 +240,7 @@ from memory.extraction.symptoms import (
     problem_name,
     tokens_after,
 )
+from memory.extraction.symptoms import same_issue_of_an_area
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import (
     TRACKER_RELEASED,
@@ -2372,7 +2373,9 @@ def _on_same_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if r.author is None or r.author.type not in {"Customer", "Person"} or r.speaker is not None:
         return False
     words = _OBJECT_END.split(_clean(m["i"]), maxsplit=1)[0]
-    if len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
+    if same_issue_of_an_area(words):
+        words = f"{words} issue"  # "the same issue with my self-signed cert": the cert's problem
+    elif len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
         return False  # "… with the same version of macOS": a circumstance, no problem named
     issue = ExtractedEntity(_display(words), "Issue")
     r.sentence.issues.append(issue)

@@ -266,6 +266,10 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
     # "Two-step login problem", "sync issue on Ubuntu", "Database startup error"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure|error)s?\b"), "known"),
+    # "the same issue with my self-signed cert", "a problem with the database": a problem said
+    # of an area the table names by a noun
+    (re.compile(r"\b(?:problem|issue|trouble|error|bug)s? (?:with|on|in|of) (?P<object>[\w' -]+)"),
+     "known_object"),
     # "stuck in white screen", "shows a blank screen": the app never came up
     (re.compile(r"\b(?P<object>white|blank) (?:screen|window)\b"), "blank"),
 )
@@ -586,6 +590,17 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         return area if area in _AREA_SYNONYMS.values() else None
     if how == "blank":
         return "start"
+    if how == "known_object":
+        words = groups["object"].split(" ")[:4]
+        for index, word in enumerate(words):
+            if word in _PHRASE_BREAKS:
+                break
+            if word in _NAMED_AREAS | {"internet"}:
+                # the head of its noun phrase ("the database", not "the login page design")
+                after = words[index + 1] if index + 1 < len(words) else ""
+                ends = not after or after in _PHRASE_BREAKS or not re.search(r"[a-z]", after)
+                return _AREA_SYNONYMS[word] if ends else None
+        return None
     if how == "slow":
         verb, particle = groups["verb"], groups.get("particle")
         return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)
@@ -612,3 +627,11 @@ def _after_break(words: list[str]) -> list[str]:
                             "seem", "appear", "say", "mean"}:
             return words[index + 1:]
     return words
+
+
+def same_issue_of_an_area(words: str) -> bool:
+    """Whether what "the same issue with ``words``" is of names an area of the table by its
+    noun, as the head of ``words`` ("my self-signed cert", "the database"): that area's problem,
+    though the words say no failure."""
+    read = _problem_words(words).words
+    return bool(read) and read[-1] in _NAMED_AREAS | {"internet"}

@@ -232,3 +232,20 @@ def test_an_app_whose_window_does_not_show_has_not_started(text: str, problem: s
 
 def test_an_app_that_does_not_show_something_in_it_has_started() -> None:
     assert problem_name("the app does not show my collections") is None
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("I have the same issue with my self-signed cert on my dev server.", "Certificate Failures"),
+    ("There is a problem with the database since the update", "Database Failures"),
+    ("Anyone else having trouble with autofill on Firefox?", "Autofill Failures"),
+])
+def test_a_problem_with_an_area_named_by_its_noun_is_that_areas(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize("text", [
+    "I have issues with the latest update",  # after the update, not the update failing
+    "a problem with the login page design",  # the area is not what the problem is of
+])
+def test_a_problem_with_something_else_is_not_an_areas(text: str) -> None:
+    assert problem_name(text) is None
