@@ -238,9 +238,9 @@ from memory.extraction.symptoms import (
     find_problem,
     find_symptom,
     problem_name,
+    same_issue_of_an_area,
     tokens_after,
 )
-from memory.extraction.symptoms import same_issue_of_an_area
 from memory.extraction.symptoms import tokens as _symptom_tokens
 from memory.extraction.trackers import (
     TRACKER_RELEASED,

@@ -260,7 +260,8 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # state" and "takes forever to start" are one problem); any other slowness is the table's
     # Latency ("takes forever to send a request")
     (re.compile(r"\b(?:take (?:forever|age|so long|too long|a long time|long|minute|hour)"
-                r"|slow|very slow|too slow|so slow) to (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"),
+                r"|slow|very slow|too slow|so slow) to (?P<verb>\w+)"
+                r"(?: (?P<particle>in|on|up)\b)?"),
      "slow"),
     # "login loop", "loading forever"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
