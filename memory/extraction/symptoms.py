@@ -193,6 +193,9 @@ _NAMED_AREAS = frozenset({"database", "db", "certificate", "cert", "autofill", "
 _WINDOWS = frozenset({"window", "windows", "screen", "ui", "gui", "interface", "app",
                       "application", "program", "client"})
 _SHOWS = frozenset({"show", "appear", "display", "render", "pop", "come"})
+# What says an attempt failed (on lemmas, negations spelled out).
+_FAILED = re.compile(r"\b(?:error|fail|failure|not|cannot|never|nothing|stuck|crash|freeze"
+                     r"|block|refuse|unable|hang|loop|blank)\b")
 _KNOWN_AREAS = frozenset(_AREA_SYNONYMS.values())
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
                "sync": "Sync", "link": "Link", "database": "Database",
@@ -263,6 +266,10 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"|slow|very slow|too slow|so slow) to (?P<verb>\w+)"
                 r"(?: (?P<particle>in|on|up)\b)?"),
      "slow"),
+    # "When I try to sign in, it won't allow me to retrieve my auth key", "When trying to login
+    # to the app I get this error": an attempt at an area's action, and its failure after it
+    (re.compile(r"\bwhen (?:i |we )?(?:try|attempt) to (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
+                r"(?P<rest>.*)"), "attempt"),
     # "login loop", "loading forever"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
     # "Two-step login problem", "sync issue on Ubuntu", "Database startup error"
@@ -466,7 +473,12 @@ def _problem_words_as_written(text: str) -> _Words:
 def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
     """The words of the match that state the problem: from the area named in a subject
     ("I noticed *MagicDNS stops working*") or from the failing action ("*Unable to auto-fill
-    the selected item*"), up to a preposition or a clause after it."""
+    the selected item*"), up to a preposition or a clause after it; an attempt with the words
+    of its failure ("*When trying to login to the app I get this error*")."""
+    if how == "attempt":
+        failed = _FAILED.search(match["rest"])
+        assert failed is not None
+        return read.phrase(match.start(), match.start("rest") + failed.end())
     first = read.word_at(match.start())
     last = read.word_at(match.end() - 1)
     place: tuple[int, int] | None = None
@@ -602,6 +614,11 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
                 ends = not after or after in _PHRASE_BREAKS or not re.search(r"[a-z]", after)
                 return _AREA_SYNONYMS[word] if ends else None
         return None
+    if how == "attempt":
+        if _FAILED.search(groups["rest"]) is None:
+            return None  # "when I try to log in it asks for my password": no failure said
+        verb, particle = groups["verb"], groups.get("particle")
+        return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)
     if how == "slow":
         verb, particle = groups["verb"], groups.get("particle")
         return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)

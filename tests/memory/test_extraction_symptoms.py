@@ -249,3 +249,21 @@ def test_a_problem_with_an_area_named_by_its_noun_is_that_areas(text: str, probl
 ])
 def test_a_problem_with_something_else_is_not_an_areas(text: str) -> None:
     assert problem_name(text) is None
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("When I try to sign in, it won't let me past the browser page", "Login Failures"),
+    ("When trying to log in to the app I get this error: host is blocked", "Login Failures"),
+    ("When I try to open the app nothing happens", "Start Failures"),
+    ("when we try to sync the vault it fails with a 500", "Sync Failures"),
+])
+def test_an_attempt_at_an_areas_action_that_fails_is_its_failure(text: str, problem: str) -> None:
+    assert problem_name(text) == problem
+
+
+@pytest.mark.parametrize("text", [
+    "when I try to log in it asks for my password",  # no failure said
+    "When I try to send a request it fails",  # not an area of the table: left to other readings
+])
+def test_an_attempt_without_its_failure_or_area_is_no_problem_of_an_area(text: str) -> None:
+    assert problem_name(text) is None
