@@ -61,6 +61,16 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
         "eat * cpu", "max * cpu", "maxing * cpu",
     ),
 }
+# Phrasings of the table's symptoms that a customer's report keeps in its own words (the rules
+# name the issue as written, "performance issue"; resolution gives it its canonical name,
+# ``find_problem``): a vaguer word for the symptom than the table's own.
+IN_OWN_WORDS: dict[str, tuple[str, ...]] = {
+    # "the performance issue is from months now", "poor performance since 4.2"
+    "Latency": (
+        "performance issue|problem|degradation|regression|drop",
+        "poor|bad|terrible|horrible|awful performance",
+    ),
+}
 _NEGATIONS = frozenset({"not", "no", "never", "nothing", "without"})
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*")
 # What a negation may not precede for the symptom to stand ("can not log in" is the symptom).
@@ -79,15 +89,17 @@ def _compile(phrase: str) -> tuple[frozenset[str] | None, ...]:
     return tuple(steps)
 
 
-_TABLE: tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...] = ()
+_Table = tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...]
+_TABLES: dict[bool, _Table] = {}
 
 
-def _table() -> tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...]:
-    global _TABLE
-    if not _TABLE:
-        _TABLE = tuple((name, _compile(phrase)) for name, phrases in SYMPTOMS.items()
-                       for phrase in phrases)
-    return _TABLE
+def _table(own_words: bool = False) -> _Table:
+    if own_words not in _TABLES:
+        _TABLES[own_words] = tuple(
+            (name, _compile(phrase))
+            for name, phrases in (IN_OWN_WORDS if own_words else SYMPTOMS).items()
+            for phrase in phrases)
+    return _TABLES[own_words]
 
 
 def _matches(steps: tuple[frozenset[str] | None, ...], words: list[str], start: int) -> int:
@@ -108,14 +120,15 @@ def _matches(steps: tuple[frozenset[str] | None, ...], words: list[str], start: 
 
 
 @lru_cache(maxsize=8192)
-def find_symptom(text: str) -> tuple[str, int, int] | None:
+def find_symptom(text: str, own_words: bool = False) -> tuple[str, int, int] | None:
     """``(issue name, first word, word after)`` of the first symptom said in the text (word
     positions in ``text.lower().split()`` terms of its tokens), or None. A symptom preceded by a
-    negation ("not slow any more") is not said."""
+    negation ("not slow any more") is not said. ``own_words``: the phrasings a report keeps in
+    its own words (``IN_OWN_WORDS``) instead of the table's."""
     tokens = _TOKEN.findall(text.lower())
     words = [lemma(t) for t in tokens]
     for start in range(len(words)):
-        for name, steps in _table():
+        for name, steps in _table(own_words):
             first = steps[0]
             if first is not None and words[start] not in first:
                 continue
@@ -451,7 +464,7 @@ def find_problem(text: str, product: frozenset[str] = frozenset()) -> Problem | 
                 first = first or found_here
     if first is not None:
         return first
-    found = find_symptom(text)
+    found = find_symptom(text) or find_symptom(text, own_words=True)
     if found is None:
         return None
     spans = [m.span() for m in _TOKEN.finditer(text.lower())]

@@ -267,3 +267,19 @@ def test_an_attempt_at_an_areas_action_that_fails_is_its_failure(text: str, prob
 ])
 def test_an_attempt_without_its_failure_or_area_is_no_problem_of_an_area(text: str) -> None:
     assert problem_name(text) is None
+
+
+@pytest.mark.parametrize("text", [
+    "It's unbelievable that the performance issue has been open for months",
+    "Poor performance since 4.2 on my M1",
+])
+def test_a_performance_problem_is_latency_kept_in_the_customers_words(text: str) -> None:
+    from memory.extraction.symptoms import find_problem
+
+    found = find_problem(text)
+    assert found is not None and found.name == "Latency"
+    assert symptom_name(text) is None  # the rules name it as written; resolution canonically
+
+
+def test_a_performance_problem_denied_is_not_said() -> None:
+    assert problem_name("this is not a performance issue") is None
