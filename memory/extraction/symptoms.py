@@ -666,3 +666,19 @@ def same_issue_of_an_area(words: str) -> bool:
     though the words say no failure."""
     read = _problem_words(words).words
     return bool(read) and read[-1] in _NAMED_AREAS | {"internet"}
+
+
+# Words of one area that word matching counts as one (``memory.support_issues``): not the verbs
+# that also say other things ("log" is a log file too, "run", "open", "load", "link").
+_ONE_WORD_AREAS = frozenset({"login", "signin", "logon", "authenticate", "authentication",
+                             "start", "launch", "boot", "startup", "relaunch", "autofill",
+                             "fill", "magicdns", "2fa", "mfa", "twofactor", "twostep", "totp",
+                             "2factor", "multifactor", "sync", "synchronization", "database",
+                             "db", "certificate", "cert", "ssl", "tls", "selfsigned", "internet",
+                             "site", "website"})
+
+
+def area_word(word: str) -> str:
+    """The area a word names, as one word (``launch`` → ``start``, ``cert`` → ``certificate``),
+    or the word itself."""
+    return _AREA_SYNONYMS[word] if word in _ONE_WORD_AREAS else word
