@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from memory.extraction import ExtractedFact, Extraction
-from memory.extraction.symptoms import area_word, problem_name
+from memory.extraction.symptoms import area_word, joined_pairs, problem_name
 from memory.language.words import lemma
 from memory.names import normalize_name
 
@@ -98,9 +98,10 @@ class Match:
 
 def problem_words(text: str, brand_words: Iterable[str] = ()) -> list[str]:
     """``content_words``, each word of an area as that area (``launch``, ``boot`` → ``start``;
-    ``cert``, ``ssl`` → ``certificate``: ``memory.extraction.symptoms.area_word``), so that two
-    customers naming one area in two words share it."""
-    return [area_word(w) for w in content_words(text, brand_words)]
+    ``cert``, ``ssl`` → ``certificate``: ``memory.extraction.symptoms.area_word``) and a word
+    spelled in two as one ("Magic DNS" → ``magicdns``), so that two customers naming one area
+    in two ways share it."""
+    return [area_word(w) for w in joined_pairs(content_words(text, brand_words))]
 
 
 def content_words(text: str, brand_words: Iterable[str] = ()) -> list[str]:

@@ -678,7 +678,19 @@ _ONE_WORD_AREAS = frozenset({"login", "signin", "logon", "authenticate", "authen
                              "site", "website"})
 
 
+def joined_pairs(words: list[str]) -> list[str]:
+    """The words with each two-word spelling of one word joined, as the readings join them
+    ("magic dns" → ``magicdns``, "two factor" → ``twofactor``, "web site" → ``website``)."""
+    joined: list[str] = []
+    for word in words:
+        if joined and _PAIRS.fullmatch(f"{joined[-1]} {word}"):
+            joined[-1] += word
+        else:
+            joined.append(word)
+    return joined
+
+
 def area_word(word: str) -> str:
     """The area a word names, as one word (``launch`` → ``start``, ``cert`` → ``certificate``),
     or the word itself."""
-    return _AREA_SYNONYMS[word] if word in _ONE_WORD_AREAS else word
+    return _AREA_SYNONYMS[word].lower() if word in _ONE_WORD_AREAS else word

@@ -450,3 +450,16 @@ def test_a_message_naming_an_issues_area_in_other_words_joins_it() -> None:
     # "launches" and "boot" say what "Start Failures" is named by
     match = closest_issue("Hyperkit launches then nothing, every boot.", PROFILES, "acme")
     assert match is not None and match.issue == "Start Failures (acme)"
+
+
+def test_a_word_spelled_in_two_is_one_word_when_messages_are_matched() -> None:
+    assert problem_words("Custom DNS works again with Magic DNS disabled", ["tailscale"]) == [
+        "custom", "dns", "magicdns", "disable"]
+
+
+def test_a_message_spelling_the_issues_area_in_two_words_joins_it() -> None:
+    profiles = {"MagicDNS Failures (acme)": Counter(["resolve", "hostname"]),
+                "Internet Failures (acme)": Counter(["exit", "node"])}
+    match = closest_issue("Happens on Catalina too; custom resolvers work with Magic DNS off.",
+                          profiles, "acme")
+    assert match is not None and match.issue == "MagicDNS Failures (acme)"
