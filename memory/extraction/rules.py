@@ -239,6 +239,7 @@ from memory.extraction.symptoms import (
     find_symptom,
     problem_name,
     same_issue_of_an_area,
+    slow_action,
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
@@ -2497,6 +2498,8 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if found is None:
         return False
     name, start, end = found
+    if name == "Latency":
+        name = slow_action(text) or name  # "takes forever to start": the start's failure
     before = _symptom_tokens(text)[:start]
     # "I can't log in" is a report; "we crash when…" is a team describing its own code.
     first_person = any(w in _FIRST_PERSON_SINGULAR for w in before)

@@ -694,3 +694,16 @@ def area_word(word: str) -> str:
     """The area a word names, as one word (``launch`` → ``start``, ``cert`` → ``certificate``),
     or the word itself."""
     return _AREA_SYNONYMS[word].lower() if word in _ONE_WORD_AREAS else word
+
+
+def slow_action(text: str) -> str | None:
+    """The failure of the area whose action the text says takes too long ("Docker takes
+    forever to start" → ``Start Failures``), which the table's ``Latency`` names too broadly,
+    or None."""
+    read = _problem_words(text)
+    pattern = next(p for p, how in _PROBLEM_PATTERNS if how == "slow")
+    for match in pattern.finditer(read.joined):
+        area = _area_of(match, "slow", frozenset())
+        if area is not None:
+            return "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
+    return None

@@ -283,3 +283,15 @@ def test_a_performance_problem_is_latency_kept_in_the_customers_words(text: str)
 
 def test_a_performance_problem_denied_is_not_said() -> None:
     assert problem_name("this is not a performance issue") is None
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("Since the update Docker takes forever to start.", "Start Failures"),
+    ("The app takes ages to load every morning.", "Start Failures"),
+    ("Sending a request takes forever.", None),
+])
+def test_the_action_that_takes_too_long_is_named_for_the_symptom_reading(
+        text: str, problem: str | None) -> None:
+    from memory.extraction.symptoms import slow_action
+
+    assert slow_action(text) == problem
