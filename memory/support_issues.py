@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from memory.extraction import ExtractedFact, Extraction
-from memory.extraction.symptoms import problem_name
+from memory.extraction.symptoms import area_word, joined_pairs, problem_name
 from memory.language.words import lemma
 from memory.names import normalize_name
 
@@ -96,6 +96,14 @@ class Match:
     score: float
 
 
+def problem_words(text: str, brand_words: Iterable[str] = ()) -> list[str]:
+    """``content_words``, each word of an area as that area (``launch``, ``boot`` → ``start``;
+    ``cert``, ``ssl`` → ``certificate``: ``memory.extraction.symptoms.area_word``) and a word
+    spelled in two as one ("Magic DNS" → ``magicdns``), so that two customers naming one area
+    in two ways share it."""
+    return [area_word(w) for w in joined_pairs(content_words(text, brand_words))]
+
+
 def content_words(text: str, brand_words: Iterable[str] = ()) -> list[str]:
     """The lemmas of a text that may tell one problem from another: no function words, no
     words of every support thread, no number, no word of the brand's own name."""
@@ -121,7 +129,7 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
     weighing ``MIN_SCORE`` (or one weighing ``MIN_SCORE_ONE_WORD``), and no other issue shares
     as much (a tie joins none). With
     ``named=False`` the candidates' names say nothing (threads: ``acme/app#12``)."""
-    mine = set(content_words(text, brand_words(brand)))
+    mine = set(problem_words(text, brand_words(brand)))
     # An issue's words: its reports', and its name's (the area that fails).
     profiles = {issue: words + Counter(name_words(issue, brand) if named else ())
                 for issue, words in profiles.items()}
@@ -162,7 +170,7 @@ _KINDS = frozenset({"failure", "usage", "high", "error", "latency", "outage", "c
 def name_words(issue: str, brand: str | None) -> frozenset[str]:
     """The words of an issue's name that say what fails (``MagicDNS Failures (Tailscale)`` →
     ``magicdns``), not its kind or brand."""
-    return frozenset(w for w in content_words(_bare_name(issue, brand), brand_words(brand))
+    return frozenset(w for w in problem_words(_bare_name(issue, brand), brand_words(brand))
                      if w not in _KINDS)
 
 
@@ -172,7 +180,7 @@ def _bare_name(issue: str, brand: str | None) -> str:
 
 def _best_sentence(text: str, shared: set[str], brand: str | None) -> str:
     sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
-    return max(sentences, key=lambda s: len(set(content_words(s, brand_words(brand))) & shared))
+    return max(sentences, key=lambda s: len(set(problem_words(s, brand_words(brand))) & shared))
 
 
 def reported_issues(extraction: Extraction) -> list[str]:

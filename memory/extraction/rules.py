@@ -238,6 +238,8 @@ from memory.extraction.symptoms import (
     find_problem,
     find_symptom,
     problem_name,
+    same_issue_of_an_area,
+    slow_action,
     tokens_after,
 )
 from memory.extraction.symptoms import tokens as _symptom_tokens
@@ -2378,7 +2380,9 @@ def _on_same_problem(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if r.author is None or r.author.type not in {"Customer", "Person"} or r.speaker is not None:
         return False
     words = _OBJECT_END.split(_clean(m["i"]), maxsplit=1)[0]
-    if len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
+    if same_issue_of_an_area(words):
+        words = f"{words} issue"  # "the same issue with my self-signed cert": the cert's problem
+    elif len(words.split(" ")) < 2 or not _REPORT_TITLE.search(words):
         return False  # "… with the same version of macOS": a circumstance, no problem named
     issue = ExtractedEntity(_display(words), "Issue")
     r.sentence.issues.append(issue)
@@ -2500,6 +2504,8 @@ def _on_symptom(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     if found is None:
         return False
     name, start, end = found
+    if name == "Latency":
+        name = slow_action(text) or name  # "takes forever to start": the start's failure
     before = _symptom_tokens(text)[:start]
     # "I can't log in" is a report; "we crash when…" is a team describing its own code.
     first_person = any(w in _FIRST_PERSON_SINGULAR for w in before)

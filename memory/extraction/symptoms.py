@@ -61,6 +61,16 @@ SYMPTOMS: dict[str, tuple[str, ...]] = {
         "eat * cpu", "max * cpu", "maxing * cpu",
     ),
 }
+# Phrasings of the table's symptoms that a customer's report keeps in its own words (the rules
+# name the issue as written, "performance issue"; resolution gives it its canonical name,
+# ``find_problem``): a vaguer word for the symptom than the table's own.
+IN_OWN_WORDS: dict[str, tuple[str, ...]] = {
+    # "the performance issue is from months now", "poor performance since 4.2"
+    "Latency": (
+        "performance issue|problem|degradation|regression|drop",
+        "poor|bad|terrible|horrible|awful performance",
+    ),
+}
 _NEGATIONS = frozenset({"not", "no", "never", "nothing", "without"})
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'-]*")
 # What a negation may not precede for the symptom to stand ("can not log in" is the symptom).
@@ -79,15 +89,17 @@ def _compile(phrase: str) -> tuple[frozenset[str] | None, ...]:
     return tuple(steps)
 
 
-_TABLE: tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...] = ()
+_Table = tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...]
+_TABLES: dict[bool, _Table] = {}
 
 
-def _table() -> tuple[tuple[str, tuple[frozenset[str] | None, ...]], ...]:
-    global _TABLE
-    if not _TABLE:
-        _TABLE = tuple((name, _compile(phrase)) for name, phrases in SYMPTOMS.items()
-                       for phrase in phrases)
-    return _TABLE
+def _table(own_words: bool = False) -> _Table:
+    if own_words not in _TABLES:
+        _TABLES[own_words] = tuple(
+            (name, _compile(phrase))
+            for name, phrases in (IN_OWN_WORDS if own_words else SYMPTOMS).items()
+            for phrase in phrases)
+    return _TABLES[own_words]
 
 
 def _matches(steps: tuple[frozenset[str] | None, ...], words: list[str], start: int) -> int:
@@ -108,14 +120,15 @@ def _matches(steps: tuple[frozenset[str] | None, ...], words: list[str], start: 
 
 
 @lru_cache(maxsize=8192)
-def find_symptom(text: str) -> tuple[str, int, int] | None:
+def find_symptom(text: str, own_words: bool = False) -> tuple[str, int, int] | None:
     """``(issue name, first word, word after)`` of the first symptom said in the text (word
     positions in ``text.lower().split()`` terms of its tokens), or None. A symptom preceded by a
-    negation ("not slow any more") is not said."""
+    negation ("not slow any more") is not said. ``own_words``: the phrasings a report keeps in
+    its own words (``IN_OWN_WORDS``) instead of the table's."""
     tokens = _TOKEN.findall(text.lower())
     words = [lemma(t) for t in tokens]
     for start in range(len(words)):
-        for name, steps in _table():
+        for name, steps in _table(own_words):
             first = steps[0]
             if first is not None and words[start] not in first:
                 continue
@@ -180,7 +193,23 @@ _AREA_SYNONYMS = {
     "database": "database", "db": "database",
     "certificate": "certificate", "cert": "certificate", "ssl": "certificate",
     "tls": "certificate", "selfsigned": "certificate",
+    # What a network product keeps from the customer: the internet, however it shows ("no
+    # internet", "cannot access any site", "can't reach websites" are one problem).
+    "internet": "internet", "site": "internet", "website": "internet",
 }
+# Areas named by a noun (not a verb's: "log", "run", "open" say how, not what), so that a
+# subject naming one is what fails whatever verb says how.
+_NAMED_AREAS = frozenset({"database", "db", "certificate", "cert", "autofill", "magicdns", "2fa",
+                          "mfa", "totp", "login", "signin", "logon", "sync", "synchronization"})
+# What shows an app to its user, and the verbs of its showing: an app whose window does not
+# show has not started, however the customer says it.
+_WINDOWS = frozenset({"window", "windows", "screen", "ui", "gui", "interface", "app",
+                      "application", "program", "client"})
+_SHOWS = frozenset({"show", "appear", "display", "render", "pop", "come"})
+# What says an attempt failed (on lemmas, negations spelled out).
+_FAILED = re.compile(r"\b(?:error|fail|failure|not|cannot|never|nothing|stuck|crash|freeze"
+                     r"|block|refuse|unable|hang|loop|blank)\b")
+_KNOWN_AREAS = frozenset(_AREA_SYNONYMS.values())
 _AREA_NAMES = {"login": "Login", "start": "Start", "update": "Update", "autofill": "Autofill",
                "sync": "Sync", "link": "Link", "database": "Database",
                "certificate": "Certificate"}
@@ -242,14 +271,31 @@ _PROBLEM_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "stuck in starting", "hangs on 'updating'", "stuck in the Updating state"
     (re.compile(r"\b(?:stuck|stick|hang|freeze) (?:in|on|at|while|when) (?P<object>[\w' -]+)"),
      "gerund"),
-    # "login loop", "loading forever" ("takes forever to load" is the table's Latency)
+    # "takes forever to start", "slow to load", "takes ages to sync": an action that does not
+    # complete in time is that action's failure when it is an area's ("stays in a starting
+    # state" and "takes forever to start" are one problem); any other slowness is the table's
+    # Latency ("takes forever to send a request")
+    (re.compile(r"\b(?:take (?:forever|age|so long|too long|a long time|long|minute|hour)"
+                r"|slow|very slow|too slow|so slow) to (?P<verb>\w+)"
+                r"(?: (?P<particle>in|on|up)\b)?"),
+     "slow"),
+    # "When I try to sign in, it won't allow me to retrieve my auth key", "When trying to login
+    # to the app I get this error": an attempt at an area's action, and its failure after it
+    (re.compile(r"\bwhen (?:i |we )?(?:try|attempt) to (?P<verb>\w+)(?: (?P<particle>in|on|up)\b)?"
+                r"(?P<rest>.*)"), "attempt"),
+    # "login loop", "loading forever"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:loop|forever)\b"), "last"),
     # "Two-step login problem", "sync issue on Ubuntu", "Database startup error"
     (re.compile(r"(?P<subject>[\w' -]+?) (?:problem|issue|bug|failure|error)s?\b"), "known"),
+    # "the same issue with my self-signed cert", "a problem with the database": a problem said
+    # of an area the table names by a noun
+    (re.compile(r"\b(?:problem|issue|trouble|error|bug)s? (?:with|on|in|of) (?P<object>[\w' -]+)"),
+     "known_object"),
     # "stuck in white screen", "shows a blank screen": the app never came up
     (re.compile(r"\b(?P<object>white|blank) (?:screen|window)\b"), "blank"),
 )
-_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor)\b")
+_PAIRS = re.compile(r"\b(?:magic dns|two factor|two step|2 factor|auto fill|multi factor"
+                    r"|web site|web page)\b")
 _RESOURCE = re.compile(
     r"\b(?P<what>cpu|memory|ram)\b(?: \w+)?? (?:usage|use|consumption|consuption|utilisation"
     r"|utilization|leak|leaky|spike|hog|load)\b"
@@ -403,13 +449,22 @@ def find_problem(text: str, product: frozenset[str] = frozenset()) -> Problem | 
                          read.joined[end:])
         return Problem(f"High {'CPU' if what == 'cpu' else 'Memory'} Usage",
                        read.phrase(resource.start(), end + (after.end() if after else 0)))
+    # The phrasings in their order; a known area (the table's: "SSL issues" is the certificate's)
+    # before a word the customer's phrase makes one ("could not get any response from servers
+    # with SSL issues" is a certificate problem, the response what it kept from the customer)
+    first: Problem | None = None
     for pattern, how in _PROBLEM_PATTERNS:
         for match in pattern.finditer(joined):
             area = _area_of(match, how, product)
             if area is not None:
                 name = "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
-                return Problem(name, _phrase_of(read, match, how, area))
-    found = find_symptom(text)
+                found_here = Problem(name, _phrase_of(read, match, how, area))
+                if area in _KNOWN_AREAS:
+                    return found_here
+                first = first or found_here
+    if first is not None:
+        return first
+    found = find_symptom(text) or find_symptom(text, own_words=True)
     if found is None:
         return None
     spans = [m.span() for m in _TOKEN.finditer(text.lower())]
@@ -431,7 +486,12 @@ def _problem_words_as_written(text: str) -> _Words:
 def _phrase_of(read: _Words, match: re.Match[str], how: str, area: str) -> str:
     """The words of the match that state the problem: from the area named in a subject
     ("I noticed *MagicDNS stops working*") or from the failing action ("*Unable to auto-fill
-    the selected item*"), up to a preposition or a clause after it."""
+    the selected item*"), up to a preposition or a clause after it; an attempt with the words
+    of its failure ("*When trying to login to the app I get this error*")."""
+    if how == "attempt":
+        failed = _FAILED.search(match["rest"])
+        assert failed is not None
+        return read.phrase(match.start(), match.start("rest") + failed.end())
     first = read.word_at(match.start())
     last = read.word_at(match.end() - 1)
     place: tuple[int, int] | None = None
@@ -518,8 +578,19 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
             # what fails is named before the place it fails in
             return _area(_after_break(groups["subject"].split(" ")[-9:]), product=product)
         head = subject[-1] if subject else ""
+        if verb in _SHOWS and head in _WINDOWS:
+            # "Postman's window is not show", "the app doesn't appear": it never came up (not
+            # "the app does not show my collections": something in it)
+            following = match.string[match.end():].split(" ", 2)[1:2]
+            shown = not following or following[0] in _PHRASE_BREAKS | _FILLERS | {
+                "up", "at", "anymore", "again"} or not re.search(r"[a-z]", following[0])
+            return "start" if shown else None
         if match.string[match.end():].startswith((" up", " out")):
             return None  # "the CPU didn't even fill up": a phrasal verb, no area's failure
+        if head in _NAMED_AREAS and verb in _AREA_SYNONYMS:
+            # "Database not updated", "the certificate does not load": what fails is the area
+            # named, the verb only how it fails
+            return _AREA_SYNONYMS[head]
         if verb in _AREA_SYNONYMS and _AREA_SYNONYMS[verb] in {"start", "update", "sync",
                                                                  "login", "autofill",
                                                                  "link"} and (
@@ -545,6 +616,25 @@ def _area_of(match: re.Match[str], how: str, product: frozenset[str]) -> str | N
         return area if area in _AREA_SYNONYMS.values() else None
     if how == "blank":
         return "start"
+    if how == "known_object":
+        words = groups["object"].split(" ")[:4]
+        for index, word in enumerate(words):
+            if word in _PHRASE_BREAKS:
+                break
+            if word in _NAMED_AREAS | {"internet"}:
+                # the head of its noun phrase ("the database", not "the login page design")
+                after = words[index + 1] if index + 1 < len(words) else ""
+                ends = not after or after in _PHRASE_BREAKS or not re.search(r"[a-z]", after)
+                return _AREA_SYNONYMS[word] if ends else None
+        return None
+    if how == "attempt":
+        if _FAILED.search(groups["rest"]) is None:
+            return None  # "when I try to log in it asks for my password": no failure said
+        verb, particle = groups["verb"], groups.get("particle")
+        return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)
+    if how == "slow":
+        verb, particle = groups["verb"], groups.get("particle")
+        return _AREA_SYNONYMS.get(verb + (particle or "")) or _AREA_SYNONYMS.get(verb)
     if how == "last":
         subject = groups["subject"].split(" ")[-3:]
         if subject[-1] in _NO_ACTION:
@@ -568,3 +658,52 @@ def _after_break(words: list[str]) -> list[str]:
                             "seem", "appear", "say", "mean"}:
             return words[index + 1:]
     return words
+
+
+def same_issue_of_an_area(words: str) -> bool:
+    """Whether what "the same issue with ``words``" is of names an area of the table by its
+    noun, as the head of ``words`` ("my self-signed cert", "the database"): that area's problem,
+    though the words say no failure."""
+    read = _problem_words(words).words
+    return bool(read) and read[-1] in _NAMED_AREAS | {"internet"}
+
+
+# Words of one area that word matching counts as one (``memory.support_issues``): not the verbs
+# that also say other things ("log" is a log file too, "run", "open", "load", "link").
+_ONE_WORD_AREAS = frozenset({"login", "signin", "logon", "authenticate", "authentication",
+                             "start", "launch", "boot", "startup", "relaunch", "autofill",
+                             "fill", "magicdns", "2fa", "mfa", "twofactor", "twostep", "totp",
+                             "2factor", "multifactor", "sync", "synchronization", "database",
+                             "db", "certificate", "cert", "ssl", "tls", "selfsigned", "internet",
+                             "site", "website"})
+
+
+def joined_pairs(words: list[str]) -> list[str]:
+    """The words with each two-word spelling of one word joined, as the readings join them
+    ("magic dns" → ``magicdns``, "two factor" → ``twofactor``, "web site" → ``website``)."""
+    joined: list[str] = []
+    for word in words:
+        if joined and _PAIRS.fullmatch(f"{joined[-1]} {word}"):
+            joined[-1] += word
+        else:
+            joined.append(word)
+    return joined
+
+
+def area_word(word: str) -> str:
+    """The area a word names, as one word (``launch`` → ``start``, ``cert`` → ``certificate``),
+    or the word itself."""
+    return _AREA_SYNONYMS[word].lower() if word in _ONE_WORD_AREAS else word
+
+
+def slow_action(text: str) -> str | None:
+    """The failure of the area whose action the text says takes too long ("Docker takes
+    forever to start" → ``Start Failures``), which the table's ``Latency`` names too broadly,
+    or None."""
+    read = _problem_words(text)
+    pattern = next(p for p, how in _PROBLEM_PATTERNS if how == "slow")
+    for match in pattern.finditer(read.joined):
+        area = _area_of(match, "slow", frozenset())
+        if area is not None:
+            return "Login Failures" if area == "login" else f"{_area_name(area)} Failures"
+    return None

@@ -16,11 +16,11 @@ from memory.support_issues import (
     RESEMBLES,
     brand_words,
     closest_issue,
-    content_words,
     joined_by_words,
     joins_thread,
     keep_only,
     main_problem,
+    problem_words,
     reported_issues,
     reports_thread_problem,
     resembles_thread_problem,
@@ -114,7 +114,7 @@ class SupportProblems:
 
     def _learn(self, brand: str | None, issue: str | None, text: str,
                threads: list[str], *, resembled: bool = False) -> None:
-        words = set(content_words(text, brand_words(brand))) if brand else set()
+        words = set(problem_words(text, brand_words(brand))) if brand else set()
         if issue is None:
             if brand:
                 for thread in threads:
@@ -145,7 +145,7 @@ class SupportProblems:
             texts = dict(Episode.objects.filter(pk__in=list(episodes)).values_list(
                 "pk", "content"))
             for episode_id, names in episodes.items():
-                words = set(content_words(texts.get(episode_id, ""), brand_words(brand)))
+                words = set(problem_words(texts.get(episode_id, ""), brand_words(brand)))
                 for name in names:
                     profiles[name].update(words)
             self._profiles[brand] = profiles
@@ -174,7 +174,7 @@ class SupportProblems:
             threads: dict[str, Counter[str]] = defaultdict(Counter)
             for thread, ids in unknown.items():
                 for episode_id in ids:
-                    threads[thread].update(set(content_words(texts.get(episode_id, ""),
+                    threads[thread].update(set(problem_words(texts.get(episode_id, ""),
                                                              brand_words(brand))))
             self._open[brand] = threads
         return self._open[brand]

@@ -94,3 +94,36 @@ def test_a_sentence_saying_only_when_it_came_dates_the_problem_just_reported() -
             "Update") in signatures(titled)
     assert ("blank screen", "PRECEDED_BY", "Update") in signatures(said)
     assert read("Since the update.").facts == []  # no problem reported: nothing followed it
+
+
+def test_the_same_issue_with_an_area_named_by_its_noun_reports_that_areas_problem() -> None:
+    from memory.support import problem_of
+
+    extraction = read("+1\nI had the same problem with the database after the update.")
+    reported = [f.target for f in extraction.facts if f.relation == "REPORTED"]
+
+    assert reported and problem_of(reported[0]) == "Database Failures"
+
+
+def test_the_same_issue_with_a_circumstance_reports_nothing() -> None:
+    extraction = read("I have the same issue with the same version of macOS.")
+
+    assert not [f for f in extraction.facts if f.relation == "REPORTED"]
+
+
+def test_a_body_saying_the_app_takes_forever_to_start_reports_the_start_failing() -> None:
+    # as a title saying it does (memory.extraction.symptoms: an area's action that takes too
+    # long is that area's failure), not the table's broader Latency
+    from memory.support import problem_of
+
+    extraction = read("Since this morning Docker takes forever to start.")
+    reported = {problem_of(f.target) for f in extraction.facts if f.relation == "REPORTED"}
+    assert reported == {"Start Failures"}
+
+
+def test_a_body_saying_the_app_is_slow_still_reports_latency() -> None:
+    from memory.support import problem_of
+
+    extraction = read("Warp is really slow since the update.")
+    reported = {problem_of(f.target) for f in extraction.facts if f.relation == "REPORTED"}
+    assert reported == {"Latency"}

@@ -16,6 +16,7 @@ from memory.support_issues import (
     joins_thread,
     keep_only,
     main_problem,
+    problem_words,
     reported_issues,
     resemblance_sentence,
     threads_reported,
@@ -436,3 +437,29 @@ def test_a_message_saying_where_the_threads_problem_stands_does_not_report_it(
 
     assert not Fact.objects.filter(graph=graph, source__name__iexact="lee",
                                    relation="REPORTED", target__type="Issue").exists()
+
+
+def test_words_of_one_area_are_one_word_when_messages_are_matched() -> None:
+    assert problem_words("It won't launch after boot; the cert is rejected", ["acme"]) == [
+        "start", "start", "certificate", "reject"]
+    # "log" is a log file as often as a login: left as it is
+    assert problem_words("I attached the logs") == ["attach", "log"]
+
+
+def test_a_message_naming_an_issues_area_in_other_words_joins_it() -> None:
+    # "launches" and "boot" say what "Start Failures" is named by
+    match = closest_issue("Hyperkit launches then nothing, every boot.", PROFILES, "acme")
+    assert match is not None and match.issue == "Start Failures (acme)"
+
+
+def test_a_word_spelled_in_two_is_one_word_when_messages_are_matched() -> None:
+    assert problem_words("Custom DNS works again with Magic DNS disabled", ["tailscale"]) == [
+        "custom", "dns", "magicdns", "disable"]
+
+
+def test_a_message_spelling_the_issues_area_in_two_words_joins_it() -> None:
+    profiles = {"MagicDNS Failures (acme)": Counter(["resolve", "hostname"]),
+                "Internet Failures (acme)": Counter(["exit", "node"])}
+    match = closest_issue("Happens on Catalina too; custom resolvers work with Magic DNS off.",
+                          profiles, "acme")
+    assert match is not None and match.issue == "MagicDNS Failures (acme)"
