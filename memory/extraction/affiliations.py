@@ -14,6 +14,19 @@
 Pure functions over a sentence's masked words; the reader (``minutes_reading``) records the
 facts. Nothing is read from a question, and the person's words must be names (no common word,
 ``rules._names_a_person``).
+
+Three shapes of "Name (Word)" state no membership (issue #17, precision on sources no reading
+was tuned on):
+
+* **a roster** — a line that is nothing but names with their parentheses, after at most a label
+  ("* Eric Tice (Wipro)" under "Attendance", "Presenter: Luca Casonato (LCA), Guy Bedford (GB)",
+  ossf-tac-minutes-2022-07-18-s1, tc39 notes): who was there or who presents, which the
+  labels (GUIDE §3) do not read as membership; a speaker's label that introduces what they say
+  ("**Terence (Prysm)**:", "James Snell (TSC): VM Summit") is no roster;
+* **the person's initials** — "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters abbreviate
+  the name before them (how minutes name speakers), no organisation;
+* **a given name inside the name** — "VM (Vicky) Brasseur": the parentheses are followed by
+  the rest of the person's name.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ _NAME = r"[A-Z][\w'’.-]+"
 _PERSON = rf"(?P<person>{_NAME}(?: {_NAME})?)"
 _IN_PARENTHESES = re.compile(
     rf"(?:^|(?<=[\s*_]))\**{_PERSON}\**\s?\(\s*(?P<team>{_NAME}(?: {_NAME})?)\s*\)"
+    r"(?!\s*[A-Z][a-z])"  # "VM (Vicky) Brasseur": a given name inside the person's name
 )
 """A person then their organisation in parentheses: "Alex (Teku)", "**Terence (Prysm)**"."""
 _ROLES = (
@@ -54,6 +68,15 @@ _WELCOMED = re.compile(
 )
 """A person welcomed to a body: "The SC welcomed Emily to the SC"."""
 _TIME_OR_NUMBER = re.compile(r"\d")
+_ROSTER_LABEL = re.compile(r"^[\s*_]*[A-Za-z][\w /&-]{0,30}[\s*_]*:\s*")
+"""A label before a list of names: "Presenter:", "Attendees:", "Present (in person):" is no
+label (it holds parentheses) and neither is a name with its organisation."""
+_PARENTHESES = re.compile(r"\([^()]*\)")
+_NAME_PARTICLES = frozenset({
+    "and", "van", "von", "de", "der", "den", "da", "di", "du", "del", "la", "le", "bin", "al",
+})
+"""Words in lower case that a list of names still holds ("Guido van Rossum", "A and B")."""
+_INITIALS = re.compile(r"[A-Z]{2,4}")
 
 
 @dataclass(frozen=True)
@@ -65,7 +88,7 @@ class Membership:
 def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[Membership]:
     """The memberships a sentence states in the shapes of the module docstring.
     ``names_a_person`` says whether a word is a name (the reader's lexicon check)."""
-    if text.rstrip().endswith("?"):
+    if text.rstrip().endswith("?") or _roster(text):
         return []
     found: list[Membership] = []
     for pattern in (_IN_PARENTHESES, _APPOSITIVE_OF, _APPOSITIVE_BEFORE, _WELCOMED):
@@ -78,7 +101,8 @@ def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[M
             person = " ".join(words)
             if team is None or not all(names_a_person(w) for w in words):
                 continue
-            if pattern is _IN_PARENTHESES and not _organisation(team):
+            if pattern is _IN_PARENTHESES and (
+                    not _organisation(team) or _initials_of(team, person)):
                 continue
             if team.lower() == person.lower():
                 continue
@@ -101,3 +125,36 @@ def _organisation(name: str) -> bool:
     if _TIME_OR_NUMBER.search(name):
         return False
     return all(not is_common_word(word.lower()) for word in name.split(" "))
+
+
+def _roster(text: str) -> bool:
+    """Whether a line is only names with their parentheses, after at most a label: a list of
+    who attends or presents ("* Eric Tice (Wipro)", "Presenter: Michael Ficarra (MF)"), not a
+    statement. A line ending on a colon labels what its speaker says next ("**Terence
+    (Prysm)**:") and is no roster."""
+    line = text.strip()
+    if not _PARENTHESES.search(line) or line.rstrip("*_ ").endswith(":"):
+        return False
+    line = _ROSTER_LABEL.sub("", line, count=1)
+    words = re.split(r"[\s,;&/*_]+", _PARENTHESES.sub(" ", line).strip(" .;,"))
+    words = [w for w in words if w]
+    return bool(words) and all(
+        w[0].isupper() or w.lower() in _NAME_PARTICLES for w in words)
+
+
+def _initials_of(team: str, person: str) -> bool:
+    """Whether words in parentheses are the person's initials ("Michael Ficarra (MF)",
+    "Shu-yu Guo (SYG)", "Luca Casonato (LCA)"): capitals whose first is the initial of a word of
+    the name and whose letters follow in the name's letters, in order."""
+    if not _INITIALS.fullmatch(team):
+        return False
+    letters = re.sub(r"[^a-z]", "", person.lower())
+    initials = {w[0].lower() for w in re.split(r"[\s-]+", person) if w}
+    if team[0].lower() not in initials:
+        return False
+    at = letters.find(team[0].lower())
+    for letter in team[1:].lower():
+        at = letters.find(letter, at + 1)
+        if at < 0:
+            return False
+    return True

@@ -75,3 +75,47 @@ def test_a_question_states_no_membership() -> None:
 def test_a_customers_message_is_not_read_for_memberships() -> None:
     """In support text "Docker (WSL)" names a product's part, not a member."""
     assert members("Docker (WSL) fails to start after the update.\n", author="jy1989") == set()
+
+
+# ------------------------------------------- "Name (Word)" that states no membership (#17)
+
+
+def test_an_attendance_list_states_no_membership() -> None:
+    """ossf-tac-minutes-2022-07-18-s1 (dev-extra2): a roster under "Attendance" says who came,
+    which the labels do not read as membership (GUIDE §3 reads "Alex (Teku)" in what is said)."""
+    text = (
+        "Attendance (please add yourself)\n\n"
+        "* Dana Whitfield (Acme Labs)\n"
+        "* Ravi Menon (Northwind)\n"
+        "* Guido van Rossum (Microsoft)\n"
+        "* Jo Kim (LF, OpenSSF)\n"
+    )
+    assert members(text) == set()
+
+
+def test_a_labelled_list_of_names_states_no_membership() -> None:
+    """tc39 notes (dev-extra2): "Presenter: …" names who presents, in the minutes' initials."""
+    assert members("Presenter: Maria Lopez (ML), Tom Baker (TB)\n") == set()
+    assert members("Present: Alex (Teku), Ben (Prysm)\n") == set()
+
+
+def test_a_speakers_label_before_what_they_say_is_still_a_membership() -> None:
+    """nodejs-tsc-meetings-2016-04-07-s6: "James Snell (TSC): …" introduces an update."""
+    assert members("* Dana Whitfield (TSC): working on the release tooling\n") == {
+        ("Dana Whitfield", "TSC")}
+    names = lambda word: not is_common_word(word)  # noqa: E731
+    assert [(m.person, m.team) for m in find_memberships("**Terence (Prysm)**:", names)] == [
+        ("Terence", "Prysm")]
+
+
+def test_a_persons_initials_in_parentheses_are_no_organisation() -> None:
+    """tc39 notes (dev-extra2): "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters
+    abbreviate the name; "Alex (AWS)" does not."""
+    assert members("* Maria Lopez (ML) said the proposal had reached stage 3.\n") == set()
+    assert members("* Kai-lin Chen (KLC) will write the tests.\n") == set()
+    assert members("* Alex (AWS) said the testnet was stable.\n") == {("Alex", "AWS")}
+
+
+def test_a_given_name_in_parentheses_inside_a_name_is_no_organisation() -> None:
+    """ossf-tac-minutes-2022-07-18-s1: "VM (Vicky) Brasseur", here in a sentence."""
+    assert ("JT", "Jamie") not in members("* JT (Jamie) Torres said the budget was approved.\n")
