@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from memory.extraction import ExtractedEntity
+from memory.extraction.assertions import says_content
 from memory.language.words import is_common_word, lemma, tag
 
 ACCEPTED, APPROVED, REJECTED, POSTPONED = "accepted", "approved", "rejected", "postponed"
@@ -632,6 +633,8 @@ def find_commitment(text: str) -> Commitment | None:
     verb = found["verb"].lower()
     if verb in _NOT_WORK_VERBS or verb in NO_WORK_VERBS or tag(verb) in _NOT_A_VERB:
         return None
+    if says_content(verb, found["rest"]):
+        return None  # "Bob will ask Alice whether it is blocked": talk, no work taken on
     who = found["who"].strip(" ,:*_")
     if who and not re.fullmatch(r"[\w@.'’ &,+-]+", who):
         return None  # "[Trying to find consensus]": a bracketed remark, no one's commitment

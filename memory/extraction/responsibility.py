@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from memory.extraction.assertions import says_content
 from memory.extraction.minutes import NO_WORK_VERBS, Commitment, find_commitment
 from memory.language.words import is_common_word, lemma, tag
 
@@ -168,6 +169,8 @@ def commits_to_work(modal: str, after: str) -> bool:
     if _DECLINED.match(rest):
         return False
     verb = re.match(r"\s*([A-Za-z]+)", rest)
+    if verb is not None and says_content(verb.group(1), rest[verb.end():]):
+        return False  # "Richard will point out it has already shipped": talk, no work
     return verb is None or verb.group(1).lower() not in NO_WORK_VERBS
 
 

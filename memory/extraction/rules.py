@@ -216,6 +216,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.assertions import asserts, names_a_group
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
@@ -1200,6 +1201,8 @@ class _Reader:
             self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
+        if not asserts(text):
+            return  # "Proposal: …", "Matteo thinks …" (``memory.extraction.assertions``)
         if self.own is not None:
             self._read_closing_keywords(sentence)
             self._read_item_links(sentence)
@@ -1859,8 +1862,8 @@ class _Reader:
             if owner is not None:
                 raw = owned.group("item")
         phrase = _noun_phrase(raw)
-        if phrase is None:
-            return None
+        if phrase is None or names_a_group(_clean(raw)):
+            return None  # (nor "multiple frontend frameworks": no one thing)
         entity = self._typed_thing(phrase)
         self._mention(entity)
         if owner is not None and owner.type in {"Person", "Team"}:

@@ -1,0 +1,97 @@
+"""Whether a line of discussion asserts what a reading would read from it (issue #17, precision
+on sources no reading was tuned on). Minutes record talk about work as well as facts about it;
+readings tuned on status lines fire on the talk too. Four shapes say nothing as fact:
+
+* **a proposal or a question by its label** — "Proposal: the TAC owns the security baseline",
+  "Option 2: the Foundation takes over the domain", "Open question: …": what someone put
+  forward, not what is (a decision's label — "Decision:", "Resolved:", "Consensus:" — does
+  state it and is not one of these);
+* **another's belief** — "Matteo thinks the undici work is done", "Jordan hopes the PR lands
+  this week" (a wish, "Niko would like to see …", is left to the readings of asides): the
+  rules already leave "I think …" unread (``rules._HEDGE``); someone else's belief reported is
+  no more a fact ("X says …" is reported speech, which the labels do read, GUIDE §2);
+* **a quantified group** — "Multiple frontend frameworks are waiting for AsyncContext to ship"
+  (tc39-meetings-2025-04-april-14-s25): "multiple / many / several / various … X" names no one
+  thing that could wait, depend or have a status;
+* **what someone will say** — "Richard will point out it has already been shipped"
+  (nodejs-tsc-meetings-2025-06-18-s8), "Bob will ask Alice whether the work is blocked": a
+  speech act whose object is a clause (that / whether / it …) is talk about the item, no work
+  taken on ("Mark to ping mara", with no clause, stays an action, and so does a request, "will
+  ask that the board vote starts").
+
+Pure functions over a sentence's words.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PROPOSAL_LABEL = re.compile(
+    r"^[\s*_]*(?:(?:counter[- ]?)?proposals?|proposed|suggestions?|suggested|ideas?"
+    r"|options?(?:\s+(?:\d+|[A-Z]))?|alternatives?|straw\s?(?:man|person|poll)"
+    r"|(?:open\s+)?questions?|q|asks?|requests?|to discuss|for discussion)[\s*_]*[:\-–—]\s",
+    re.IGNORECASE,
+)
+_BELIEF = re.compile(
+    r"^(?:@?[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}|(?:the\s+)?(?:group|team|room|committee"
+    r"|tsc|tac|sc|wg|folks|people|some|others|many|several|most|everyone|nobody))\s+"
+    r"(?:(?:still|also|now)\s+)?(?:thinks?|believes?|feels?|suspects?|guess(?:es)?|assumes?"
+    r"|hopes?|wonders?|expects?|doubts?|(?:is|are|was|were)\s+not\s+sure|isn't\s+sure"
+    r"|aren't\s+sure)\b"
+)
+_QUANTIFIED = re.compile(
+    r"^(?:the\s+)?(?:multiple|many|several|various|numerous|few|a\s+few|some|most|other"
+    r"|a\s+(?:number|lot|couple)\s+of|lots\s+of|plenty\s+of)\s+[a-z]",
+    re.IGNORECASE,
+)
+_SPEECH_ACTS = frozenset({
+    "say", "tell", "mention", "note", "point", "explain", "remind", "ask", "clarify", "argue",
+    "state", "respond", "reply", "answer", "suggest", "propose", "inform", "highlight", "request",
+})
+_CONTENT_CLAUSE = re.compile(
+    r"^\s*(?:out\s+)?(?:(?:to\s+)?(?:the\s+)?@?[A-Za-z][\w.'’-]*\s+)??"
+    r"(?:that|whether|if|how|what|why|when|where|which|who|it|this|there|they|we|he|she)\b",
+    re.IGNORECASE,
+)
+_QUESTION_CLAUSE = re.compile(
+    r"^\s*(?:(?:the\s+)?@?[A-Za-z][\w.'’-]*\s+)??(?:whether|if|how|what|why|when|where|which"
+    r"|who)\b",
+    re.IGNORECASE,
+)
+_REQUESTS = frozenset({"ask", "request"})
+"""Verbs whose "that" clause is a request someone drives ("Michael will ask that the board vote
+starts", cpc-meetings-2020-2020-05-12-s7: his work), but whose question is talk."""
+
+
+_SPEAKER_LABEL = re.compile(r"^[\s*_]*@?[A-Z][\w.'’ -]{0,30}[\s*_]*:\s+")
+"""Who speaks, before what they say ("KG: …", "**Joyee**: …")."""
+
+
+def asserts(text: str) -> bool:
+    """Whether a line may state facts: not a proposal, an option or a question by its label,
+    nor someone's belief (after a speaker's label or not)."""
+    said = _SPEAKER_LABEL.sub("", text, count=1)
+    return not (proposes(text) or believed_by_another(text) or believed_by_another(said))
+
+
+def proposes(text: str) -> bool:
+    """Whether a line is labelled as a proposal, an option or a question ("Proposal: …")."""
+    return bool(_PROPOSAL_LABEL.match(text))
+
+
+def believed_by_another(text: str) -> bool:
+    """Whether a line reports someone's belief or wish ("Matteo thinks the work is done")."""
+    return bool(_BELIEF.match(text.strip()))
+
+
+def names_a_group(words: str) -> bool:
+    """Whether a noun phrase is a quantified group ("multiple frontend frameworks")."""
+    return bool(_QUANTIFIED.match(words.strip(" *_")))
+
+
+def says_content(verb: str, after: str) -> bool:
+    """Whether "<verb> <after>" is a speech act with a clause for object ("point out it has
+    shipped", "ask Alice whether it is blocked"): talk, not work on the item."""
+    if verb.lower() in _REQUESTS:
+        return bool(_QUESTION_CLAUSE.match(after))
+    return verb.lower() in _SPEECH_ACTS and bool(_CONTENT_CLAUSE.match(after))

@@ -1,0 +1,72 @@
+"""Lines of discussion that assert nothing a reading should take as fact
+(``memory.extraction.assertions``, issue #17 precision on sources no reading was tuned on):
+a proposal or question by its label, another's belief, a quantified group, what someone will
+say. Sentences are written like the dev-extra2 minutes (tc39, nodejs-tsc, ossf-tac), not copied;
+each test also reads the line the guard must leave alone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memory.extraction.assertions import asserts, names_a_group, says_content
+from memory.extraction.rules import extract_with_rules
+
+REFERENCE_TIME = datetime(2024, 4, 17, tzinfo=UTC)
+
+
+def facts(text: str) -> set[tuple[str, str, str]]:
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    return {(f.source, f.relation, f.target) for f in extraction.facts}
+
+
+def test_a_proposal_by_its_label_states_no_ownership() -> None:
+    assert facts("### Governance\n\n* Proposal: the TAC owns the security baseline.\n") == set()
+    assert facts("### Domains\n\n* Option 2: the Foundation takes over the domain.\n") == set()
+    assert facts("### Tooling\n\n* Suggestion: Bob maintains the release tooling.\n") == set()
+
+
+def test_a_decision_by_its_label_still_states_it() -> None:
+    assert ("TAC", "RESPONSIBLE_FOR", "Security Baseline") in facts(
+        "### Governance\n\n* Decision: the TAC owns the security baseline.\n")
+
+
+def test_someone_elses_belief_states_no_status() -> None:
+    assert facts("### Node.js 22\n\n* Matteo thinks the undici work is done.\n") == set()
+    assert facts("### Iterators\n\n* KG: Jordan hopes the helpers work is merged.\n") == set()
+    assert not asserts("Priya believes the loader work is blocked on the hooks redesign")
+
+
+def test_reported_speech_is_still_read() -> None:
+    """GUIDE §2: "Farah says the warehouse migration slipped" is read, the speaker left out."""
+    assert asserts("Farah says the warehouse migration slipped again")
+    assert asserts("Niko would like to see a full matrix (Niko to comment)")
+
+
+def test_a_quantified_group_waits_on_nothing() -> None:
+    """tc39 notes: "Multiple frontend web frameworks are eagerly waiting for X to ship"."""
+    text = ("### Async context\n\n* Several web frameworks are waiting for `AsyncContext` to "
+            "land in browsers.\n")
+    assert facts(text) == set()
+    assert names_a_group("multiple frontend frameworks")
+    assert names_a_group("a number of bundlers")
+    assert not names_a_group("the loader hooks")
+
+
+def test_what_someone_will_say_is_no_work_taken_on() -> None:
+    """nodejs-tsc minutes: "Richard, will point out it has already been shipped"."""
+    text = ("### Remove the legacy timers integration (nodejs/node#58123)\n\n"
+            "* Dana, will point out it has already been released, so harder to change\n"
+            "* Bob will ask Alice whether the sqlite work is blocked.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
+    assert says_content("point", "out that it has shipped")
+    assert says_content("ask", "Alice whether it is blocked")
+
+
+def test_a_request_or_a_plain_action_is_still_work() -> None:
+    """cpc minutes: "Michael will ask that board vote starts" is his action."""
+    assert not says_content("ask", "that the board vote starts")
+    assert not says_content("ping", "mara to find out the extent of her review")
+    text = ("### Add a post-graduation checklist (openjs-foundation/cross-project-council#512)\n\n"
+            "* Dana will ask that the board vote starts.\n")
+    assert ("Dana", "RESPONSIBLE_FOR", "openjs-foundation/cross-project-council#512") in {
+        (s, r, t.split(" (")[-1].rstrip(")")) for s, r, t in facts(text)}
