@@ -867,6 +867,8 @@ def standup_item(text: str, section: str) -> StandupItem | None:
     ):
         return None
     first = words.split(" ", 1)[0]
+    if section != "done" and lemma(first.lower()) in NO_WORK_VERBS:
+        return None  # "discuss gx-gomod with @stebalien": talk about work, none taken on
     status = None
     ongoing = bool(_ONGOING.search(words))
     if section == "done":

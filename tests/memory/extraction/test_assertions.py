@@ -70,3 +70,13 @@ def test_a_request_or_a_plain_action_is_still_work() -> None:
             "* Dana will ask that the board vote starts.\n")
     assert ("Dana", "RESPONSIBLE_FOR", "openjs-foundation/cross-project-council#512") in {
         (s, r, t.split(" (")[-1].rstrip(")")) for s, r, t in facts(text)}
+
+
+def test_a_standup_item_that_only_talks_about_work_takes_none_on() -> None:
+    """ipfs-2018-08-13-golang-core-dev-team-weekly-keks: "discuss gx-gomod with @…" under Next;
+    the same verbs the commitments leave out (``minutes.NO_WORK_VERBS``)."""
+    talk = ("### Week Update\n\n@keks\n- Next:\n"
+            "  - discuss the gomod migration with @alice and @bob\n  - attend the IPFS camp\n")
+    work = "### Week Update\n\n@keks\n- Next:\n  - finish the gomod migration\n"
+    assert facts(talk) == set()
+    assert ("keks", "RESPONSIBLE_FOR", "Gomod Migration") in facts(work)
