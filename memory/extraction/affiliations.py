@@ -20,7 +20,9 @@ was tuned on):
 
 * **a roster** — a line that is nothing but names with their parentheses, after at most a label
   ("* Eric Tice (Wipro)" under "Attendance", "Presenter: Luca Casonato (LCA), Guy Bedford (GB)",
-  ossf-tac-minutes-2022-07-18-s1, tc39 notes): who was there or who presents, which the
+  ossf-tac-minutes-2022-07-18-s1, tc39 notes), or any line labelled as attendance
+  ("**Attendance:** Forest (Chainsafe), …, and community representatives"): who was there or
+  who presents, which the
   labels (GUIDE §3) do not read as membership; a speaker's label that introduces what they say
   ("**Terence (Prysm)**:", "James Snell (TSC): VM Summit") is no roster;
 * **the person's initials** — "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters abbreviate
@@ -68,15 +70,20 @@ _WELCOMED = re.compile(
 )
 """A person welcomed to a body: "The SC welcomed Emily to the SC"."""
 _TIME_OR_NUMBER = re.compile(r"\d")
-_ROSTER_LABEL = re.compile(r"^[\s*_]*[A-Za-z][\w /&-]{0,30}[\s*_]*:\s*")
+_ROSTER_LABEL = re.compile(r"^[\s*_]*[A-Za-z][\w /&-]{0,30}[\s*_]*:[\s*_]*")
 """A label before a list of names: "Presenter:", "Attendees:", "Present (in person):" is no
 label (it holds parentheses) and neither is a name with its organisation."""
+_ATTENDANCE = re.compile(
+    r"^[\s*_]*(?:attendance|attendees|attending|in attendance|present|participants|presenters?"
+    r"|guests|members present|absent|regrets|apologies)[\s*_]*:", re.IGNORECASE)
+"""A line labelled as who attends: a roster whatever else it lists ("**Attendance:** Forest
+(Chainsafe), Fuhon (Soramitsu), …, and community representatives")."""
 _PARENTHESES = re.compile(r"\([^()]*\)")
 _NAME_PARTICLES = frozenset({
     "and", "van", "von", "de", "der", "den", "da", "di", "du", "del", "la", "le", "bin", "al",
 })
 """Words in lower case that a list of names still holds ("Guido van Rossum", "A and B")."""
-_INITIALS = re.compile(r"[A-Z]{2,4}")
+_CAPITALS = re.compile(r"[A-Z]{2,}")
 
 
 @dataclass(frozen=True)
@@ -104,8 +111,8 @@ def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[M
             if pattern is _IN_PARENTHESES and (
                     not _organisation(team) or _initials_of(team, person)):
                 continue
-            if team.lower() == person.lower():
-                continue
+            if team.lower() == person.lower() or _CAPITALS.fullmatch(person):
+                continue  # (nor "PM GST (Dubai)": a word in capitals is no person's name)
             found.append(Membership(person, team))
     return found
 
@@ -135,6 +142,8 @@ def _roster(text: str) -> bool:
     line = text.strip()
     if not _PARENTHESES.search(line) or line.rstrip("*_ ").endswith(":"):
         return False
+    if _ATTENDANCE.match(line):
+        return True
     line = _ROSTER_LABEL.sub("", line, count=1)
     words = re.split(r"[\s,;&/*_]+", _PARENTHESES.sub(" ", line).strip(" .;,"))
     words = [w for w in words if w]
@@ -143,10 +152,11 @@ def _roster(text: str) -> bool:
 
 
 def _initials_of(team: str, person: str) -> bool:
-    """Whether words in parentheses are the person's initials ("Michael Ficarra (MF)",
-    "Shu-yu Guo (SYG)", "Luca Casonato (LCA)"): capitals whose first is the initial of a word of
-    the name and whose letters follow in the name's letters, in order."""
-    if not _INITIALS.fullmatch(team):
+    """Whether the word in parentheses abbreviates the name before it: the person's initials
+    ("Michael Ficarra (MF)", "Shu-yu Guo (SYG)", "Luca Casonato (LCA)") or a short form
+    ("WebAssembly (Wasm)"): its first letter is the initial of a word of the name and its
+    letters follow in the name's letters, in order ("Potuz (Prysm)" does not)."""
+    if " " in team:
         return False
     letters = re.sub(r"[^a-z]", "", person.lower())
     initials = {w[0].lower() for w in re.split(r"[\s-]+", person) if w}

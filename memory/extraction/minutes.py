@@ -544,6 +544,8 @@ _COMMITMENT = re.compile(
 _NOT_WORK_VERBS = frozenset(
     {
         "be",
+        "remain",
+        "stay",
         "have",
         "need",
         "see",

@@ -13,6 +13,7 @@ import re
 
 from memory.extraction import ExtractedEntity
 from memory.extraction.affiliations import find_memberships
+from memory.extraction.assertions import names_a_group
 from memory.extraction.minutes import (
     Commitment,
     action_item_line,
@@ -91,6 +92,8 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
                 and not names_work(decision.item)
             ):
                 continue  # "We accepted the risk": what is accepted must be work
+            if names_a_group(decision.item):
+                continue  # "Multiple FIPs moved to Accepted": no one item named
             item = _decided(r, decision.item, clause)
         else:
             # the one item the sentence names by reference before the item above it

@@ -59,6 +59,11 @@ _ONGOING = re.compile(
 """Notes' shorthand for work under way, the "is" left out: "@darcyclarke planning kick-off
 meeting with initial members" (cpc-meetings-2021-2021-04-13-s8), "EuroPython coming up and
 Łukasz helping coordinate a core sprint there" (pysc-2023-06-05)."""
+_PART_OF_SUBJECT = re.compile(
+    r"^(?:\s+[\w'’.-]+){0,3}?\s+(?:is|are|was|were|has been|have been)\b", re.IGNORECASE
+)
+"""A finite "be" right after the "-ing" word: it was a noun phrase's head, not a predicate."""
+_NO_PERSON = re.compile(r"^[^@].*\d")
 _INLINE_ACTION = re.compile(
     r"(?:^|\s)(?:AI|ACTION(?: ITEM)?|TODO)\s*\(\s*"
     r"(?P<who>@?[A-Z][\w.'’-]*(?:(?:\s*,\s*|\s+and\s+|\s*[&+]\s*)@?[A-Z][\w.'’-]*)*)"
@@ -87,6 +92,11 @@ def find_responsibility(text: str) -> Commitment | None:
             or lemma(ongoing["verb"]) == ongoing["verb"].lower()
         ):
             continue  # "Thing", "During": no verb's form
+        if _PART_OF_SUBJECT.match(ongoing["rest"]) or _NO_PERSON.search(ongoing["who"]):
+            # "Interoperability testing in Butterfly was valuable": the "-ing" word belongs to
+            # the subject of "was", no shorthand for work under way; "NV28 planning active":
+            # a name with digits is a thing's (a handle, "@user42", may hold them)
+            continue
         found = find_commitment(f"{ongoing['who']} to {ongoing['verb']}{ongoing['rest']}")
         if found is not None and found.work:
             return Commitment(found.who, found.work, found.rest, found.labelled, ongoing=True)

@@ -119,3 +119,21 @@ def test_a_persons_initials_in_parentheses_are_no_organisation() -> None:
 def test_a_given_name_in_parentheses_inside_a_name_is_no_organisation() -> None:
     """ossf-tac-minutes-2022-07-18-s1: "VM (Vicky) Brasseur", here in a sentence."""
     assert ("JT", "Jamie") not in members("* JT (Jamie) Torres said the budget was approved.\n")
+
+
+def test_a_line_labelled_as_attendance_is_a_roster_whatever_else_it_lists() -> None:
+    """Minutes that list teams with their companies under a bold label, in one line."""
+    text = ("**Attendance:** Harbor (Northwind), Quill (Acme Labs), the Foundation, and "
+            "community representatives\n")
+    assert members(text) == set()
+
+
+def test_a_short_form_in_parentheses_is_no_organisation() -> None:
+    """"the integration of WebAssembly (Wasm)": the name's own short form."""
+    assert members("* We covered the integration of WebAssembly (Wasm) with the chain.\n") == set()
+    assert members("* Potuz (Prysm) will write the spec PR.\n") == {("Potuz", "Prysm")}
+
+
+def test_a_word_in_capitals_is_no_person() -> None:
+    """"08:00–09:00 PM GST (Dubai)": a time zone and its city."""
+    assert members("**Time:** 08:00–09:00 PM GST (Dubai)\n") == set()

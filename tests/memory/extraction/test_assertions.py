@@ -80,3 +80,30 @@ def test_a_standup_item_that_only_talks_about_work_takes_none_on() -> None:
     work = "### Week Update\n\n@keks\n- Next:\n  - finish the gomod migration\n"
     assert facts(talk) == set()
     assert ("keks", "RESPONSIBLE_FOR", "Gomod Migration") in facts(work)
+
+
+def test_a_quantified_group_has_no_status_by_decision() -> None:
+    """Minutes of a network upgrade: "Multiple FIPs moved to Accepted" names none of them."""
+    text = ("### Network upgrade\n\n* Multiple FIPs successfully moved from Last Call → Accepted\n"
+            "* FIP 0077 - Moved to Accepted\n")
+    assert facts(text) == {("FIP 0077", "HAS_STATUS", "Accepted")}
+
+
+def test_a_gerund_inside_the_subject_is_no_work_under_way() -> None:
+    """"Interoperability testing in Butterfly was valuable": "testing" heads the subject of
+    "was"; "NV28 planning active": a name with digits is no one's. "@darcyclarke planning
+    kick-off meeting" (cpc-meetings-2021-2021-04-13-s8) stays work under way."""
+    from memory.extraction.responsibility import find_responsibility
+
+    assert find_responsibility(
+        "Interop testing in the testnet was valuable, especially for FIP-115") is None
+    assert find_responsibility("NV31 planning active") is None
+    found = find_responsibility("@dana planning kick-off meeting with initial members")
+    assert found is not None and found.who == "@dana"
+
+
+def test_someone_asked_to_remain_takes_no_work_on() -> None:
+    """"The FVM team has asked Core Devs to remain flexible": a state, no work."""
+    text = ("### Network v16\n\n* The release team has asked Core Devs to remain flexible and "
+            "responsive to changing requirements.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
