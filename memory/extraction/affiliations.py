@@ -111,10 +111,16 @@ def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[M
             if pattern is _IN_PARENTHESES and (
                     not _organisation(team) or _initials_of(team, person)):
                 continue
-            if team.lower() == person.lower() or _CAPITALS.fullmatch(person):
+            if team.lower() == person.lower() or in_capitals(person):
                 continue  # (nor "PM GST (Dubai)": a word in capitals is no person's name)
             found.append(Membership(person, team))
     return found
+
+
+def in_capitals(name: str) -> bool:
+    """Whether a name is one word in capitals ("GST", "GB"): a unit, a zone or an acronym, no
+    person's name."""
+    return bool(_CAPITALS.fullmatch(name))
 
 
 def _team_name(words: str) -> str | None:

@@ -19,12 +19,20 @@ readings tuned on status lines fire on the talk too. Four shapes say nothing as 
   taken on ("Mark to ping mara", with no clause, stays an action, and so does a request, "will
   ask that the board vote starts").
 
+A fifth shape is a change request's own account of the bug it fixes ("Prior to this change, we
+failed to narrow a union …", "Function type parameter lists did not run the same validation"):
+its author describes what the change repairs, which the labels never read as the author's
+report of a problem (GUIDE §3: a *bug report's* body gives its author ``REPORTED``; a pull
+request is none); someone else the description names as having reported it ("@oconnor663
+pointed out …", uv-pr-14169) still did.
+
 Pure functions over a sentence's words.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 _PROPOSAL_LABEL = re.compile(
     r"^[\s*_]*(?:(?:counter[- ]?)?proposals?|proposed|suggestions?|suggested|ideas?"
@@ -95,3 +103,13 @@ def says_content(verb: str, after: str) -> bool:
     if verb.lower() in _REQUESTS:
         return bool(_QUESTION_CLAUSE.match(after))
     return verb.lower() in _SPEECH_ACTS and bool(_CONTENT_CLAUSE.match(after))
+
+
+class _Thread(Protocol):
+    change: bool
+
+
+def describes_its_fix(thread: _Thread | None, by_its_author: bool) -> bool:
+    """Whether a problem said in an episode is a change request's account of what it fixes:
+    said in a pull request's thread by its episode's author (or by no one named)."""
+    return thread is not None and thread.change and by_its_author

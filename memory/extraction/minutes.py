@@ -209,10 +209,20 @@ class Decision:
     it"): what "it" stands for."""
 
 
+_LISTED_MODIFIERS = re.compile(
+    r"\b[A-Za-z-]+(?:,\s+[A-Za-z-]+)+,?\s+(?:and|or)\s+(?P<last>[a-z][\w-]*\s+[a-z][\w-]*)"
+)
+"""One-word items of a list that ends on a word and its noun ("incomplete, rejected, and
+unsolved solutions"): modifiers of that noun."""
+
+
 def find_decisions(text: str) -> list[Decision]:
     """The decisions a sentence of minutes records, clause by clause (see the module
     docstring); none for a question, a negation, a modal or a condition."""
     text = _SPEAKER.sub("", text.strip(), count=1)  # "CW: proposal has passed"
+    # "Cover incomplete, rejected, and unsolved solutions": words listed before the noun they
+    # describe; the commas split a noun phrase, no clauses
+    text = _LISTED_MODIFIERS.sub(r"\g<last>", text)
     found: list[Decision] = []
     passed = False
     about: str | None = None

@@ -216,7 +216,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
-from memory.extraction.assertions import asserts, names_a_group
+from memory.extraction.affiliations import in_capitals
+from memory.extraction.assertions import asserts, describes_its_fix, names_a_group
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
@@ -1409,7 +1410,7 @@ class _Reader:
                 self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
                           ExtractedEntity(link.target, "WorkItem"), clause)
         change = self.thread is not None and self.thread.change
-        if change and (partner := co_author(self.masked)) is not None:
+        if change and (partner := co_author(self.masked, sentence)) is not None:
             with self.readings.running("co_author"):  # "Co-authored-by: Bob <bob@…>"
                 self.fact(ExtractedEntity(*partner), RESPONSIBLE_FOR,
                           ExtractedEntity(self.own.name, "WorkItem"), clause)
@@ -1499,8 +1500,9 @@ class _Reader:
         common word)."""
         for match in _AFFILIATION.finditer(text):
             person, team = match["person"], match["team"]
-            if not all(_names_a_person(w, bare=True) for w in person.split(" ")):
-                continue
+            if in_capitals(person) or not all(
+                    _names_a_person(w, bare=True) for w in person.split(" ")):
+                continue  # (nor "4-6 GB of RAM": a unit)
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
@@ -2108,6 +2110,8 @@ class _Reader:
         problem, its author's sentences describe that report: no second one."""
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
+        if describes_its_fix(self.thread, reporter == self.author or reporter is None):
+            return True  # understood: "Prior to this change, we failed to narrow …"
         if reporter is not None and reporter == self.author and not self._may_report():
             return True  # understood: the vendor's words, or advice on a condition
         if self.title_reported and (reporter is None or reporter == self.author):
