@@ -652,6 +652,12 @@ def find_commitment(text: str) -> Commitment | None:
         return None  # "[Trying to find consensus]": a bracketed remark, no one's commitment
     if found["modal"].lower() == "to" and not (labelled or who):
         return None  # "Time to merge this": a bare "to" commits someone only in an action item
+    if found["modal"].lower() == "to" and not labelled and (
+        who.split(" ")[-1].lower() in _WORK_NOUNS or _FINITE_LATER.match(found["rest"])
+    ):
+        # "The PR to add it to node-addon-api landed": a purpose of a noun ("the PR to …"),
+        # the subject of a later verb, no one's action item
+        return None
     rest = found["rest"]
     rest = _PARTICLE.sub("", rest, count=1)
     rest = _BY_DOING.sub("", rest, count=1)
@@ -662,6 +668,13 @@ def find_commitment(text: str) -> Commitment | None:
     return Commitment(who, work, rest, labelled is not None, action=verb + found["rest"])
 
 
+_FINITE_LATER = re.compile(
+    r"^(?:(?!\b(?:that|which|who|once|when|after|before|if|since|because|as|until|so|and)\b)"
+    r"[^,;])*?\b(?:landed|merged|shipped|released|was|were|went|happened|passed|got)\b",
+    re.IGNORECASE,
+)
+"""A verb in the past after "X to <verb> …" ("PR to move to mono-repo landed"): the "to …"
+was a noun's purpose, and the past verb says what happened to it."""
 _WORK_NOUNS = frozenset(
     {
         "proposal",

@@ -107,3 +107,17 @@ def test_someone_asked_to_remain_takes_no_work_on() -> None:
     text = ("### Network v16\n\n* The release team has asked Core Devs to remain flexible and "
             "responsive to changing requirements.\n")
     assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
+
+
+def test_a_nouns_purpose_before_a_past_verb_is_no_action_item() -> None:
+    """Working-group minutes: "The PR to add it to node-addon-api landed" says what happened
+    to the PR; "Tim to merge the PR that was approved" is still Tim's action."""
+    from memory.extraction.minutes import find_commitment
+
+    assert find_commitment("The PR to add the helper to the addon repo landed.") is None
+    assert find_commitment("Rick, PR to move to the mono-repo landed, next meeting first.") is None
+    found = find_commitment("Tim to merge the PR that was approved")
+    assert found is not None and found.who == "Tim"
+    text = ("### Support info in modules (nodejs/package-maintenance#413)\n\n"
+            "* The PR to add the helper to the addon repo landed.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
