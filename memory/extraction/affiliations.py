@@ -28,7 +28,11 @@ was tuned on):
 * **the person's initials** — "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters abbreviate
   the name before them (how minutes name speakers), no organisation;
 * **a given name inside the name** — "VM (Vicky) Brasseur": the parentheses are followed by
-  the rest of the person's name.
+  the rest of the person's name;
+* **the end of a title** — "How to add stacks to V8 (Ilya Rezvov)", "Delimited Continuations
+  for WebAssembly (Donald Pinckney)": a name after a preposition or an article ends a phrase
+  (an agenda item's title) and the parentheses name who presents it; nor has a person's name
+  digits ("V8").
 """
 
 from __future__ import annotations
@@ -70,6 +74,10 @@ _WELCOMED = re.compile(
 )
 """A person welcomed to a body: "The SC welcomed Emily to the SC"."""
 _TIME_OR_NUMBER = re.compile(r"\d")
+_TITLE_END = re.compile(r"\b(?:for|to|of|in|on|into|from|about|the|a|an)\s+\**$", re.IGNORECASE)
+"""The words before a name that make it the end of a phrase ("… to V8", "… for WebAssembly"):
+the parentheses after it then say who presents a title, no organisation of the name."""
+_DIGIT = re.compile(r"\d")
 _ROSTER_LABEL = re.compile(r"^[\s*_]*[A-Za-z][\w /&-]{0,30}[\s*_]*:[\s*_]*")
 """A label before a list of names: "Presenter:", "Attendees:", "Present (in person):" is no
 label (it holds parentheses) and neither is a name with its organisation."""
@@ -111,7 +119,9 @@ def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[M
             if pattern is _IN_PARENTHESES and (
                     not _organisation(team) or _initials_of(team, person)):
                 continue
-            if team.lower() == person.lower() or in_capitals(person):
+            if pattern is _IN_PARENTHESES and _TITLE_END.search(text[: match.start("person")]):
+                continue  # "How to add stacks to V8 (Ilya Rezvov)": a title, then its speaker
+            if team.lower() == person.lower() or in_capitals(person) or _DIGIT.search(person):
                 continue  # (nor "PM GST (Dubai)": a word in capitals is no person's name)
             found.append(Membership(person, team))
     return found

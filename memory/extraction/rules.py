@@ -383,6 +383,10 @@ _STATUS_WORDS: dict[str, str] = {
     "in flight": "in progress", "work in progress": "in progress", "wip": "in progress",
     "going well": "in progress", "almost complete": "in progress", "almost done": "in progress",
     "nearly complete": "in progress", "nearly done": "in progress",
+    "mostly complete": "in progress", "mostly done": "in progress",
+    "largely complete": "in progress", "largely done": "in progress",
+    "partially complete": "in progress", "partially done": "in progress",
+    "partly done": "in progress", "mostly finished": "in progress",
     "almost finished": "in progress", "progressing": "in progress",
     "on hold": "on hold", "paused": "on hold",
     "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed", "late": "delayed",
@@ -456,7 +460,9 @@ _CONTRACTIONS = {
 _FILLER = re.compile(
     r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
     r"|unfortunately|basically|totally|fully|completely|effectively|as well|too|primarily"
-    r"|mainly|mostly|largely)\b",
+    r"|mainly|mostly|largely)\b(?<!mostly|argely)"
+    # ("mostly complete" is still in progress: a degree of a completion is kept)
+    r"|\s*\b(?:mostly|largely)\b(?!\s+(?:complete|done|finished))",
     _I,
 )
 # "not blocked anymore" says the same as "no longer blocked".

@@ -137,3 +137,12 @@ def test_a_short_form_in_parentheses_is_no_organisation() -> None:
 def test_a_word_in_capitals_is_no_person() -> None:
     """"08:00–09:00 PM GST (Dubai)": a time zone and its city."""
     assert members("**Time:** 08:00–09:00 PM GST (Dubai)\n") == set()
+
+
+def test_a_title_then_its_presenter_in_parentheses_is_no_membership() -> None:
+    """Subgroup agendas: "How to add stacks to V8 (Ilya Rezvov)", "[… for WebAssembly](…)
+    (Donald Pinckney)": the name ends a talk's title; the parentheses name who presents."""
+    assert members("* How to add green threads to V8 (Maria Lopez)\n") == set()
+    assert members("* [Coroutines for WebAssembly](https://example.org/talk.pdf) "
+                   "(Tom Baker) [30 min]\n") == set()
+    assert members("* The call with Danny (EF) went well.\n") == {("Danny", "EF")}

@@ -121,3 +121,10 @@ def test_a_nouns_purpose_before_a_past_verb_is_no_action_item() -> None:
     text = ("### Support info in modules (nodejs/package-maintenance#413)\n\n"
             "* The PR to add the helper to the addon repo landed.\n")
     assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
+
+
+def test_mostly_complete_is_still_in_progress() -> None:
+    """A degree of a completion ("mostly complete", as "nearly complete") is no Done."""
+    text = "### SIMD\n\n* The instructions are mostly complete, though more are coming.\n"
+    assert ("Instructions", "HAS_STATUS", "In Progress") in facts(text)
+    assert ("Instructions", "HAS_STATUS", "Done") not in facts(text)
