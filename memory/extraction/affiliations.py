@@ -78,6 +78,8 @@ _TITLE_END = re.compile(r"\b(?:for|to|of|in|on|into|from|about|the|a|an)\s+\**$"
 """The words before a name that make it the end of a phrase ("… to V8", "… for WebAssembly"):
 the parentheses after it then say who presents a title, no organisation of the name."""
 _DIGIT = re.compile(r"\d")
+_NAME_BEFORE = re.compile(r"(?:[A-Z][\w'’.-]*[ -])*$")
+"""The capitalised words right before a matched name: the rest of a longer name."""
 _ROSTER_LABEL = re.compile(r"^[\s*_]*[A-Za-z][\w /&-]{0,30}[\s*_]*:[\s*_]*")
 """A label before a list of names: "Presenter:", "Attendees:", "Present (in person):" is no
 label (it holds parentheses) and neither is a name with its organisation."""
@@ -116,9 +118,9 @@ def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[M
             person = " ".join(words)
             if team is None or not all(names_a_person(w) for w in words):
                 continue
-            if pattern is _IN_PARENTHESES and (
-                    not _organisation(team) or _initials_of(team, person)):
-                continue
+            if pattern is _IN_PARENTHESES and (not _organisation(team) or _initials_of(
+                    team, _NAME_BEFORE.search(text[: match.start("person")])[0] + person)):
+                continue  # ("(Jordan Harband (JHD))": the name's first words before the match)
             if pattern is _IN_PARENTHESES and _TITLE_END.search(text[: match.start("person")]):
                 continue  # "How to add stacks to V8 (Ilya Rezvov)": a title, then its speaker
             if team.lower() == person.lower() or in_capitals(person) or _DIGIT.search(person):

@@ -97,6 +97,20 @@ def names_a_group(words: str) -> bool:
     return bool(_QUANTIFIED.match(words.strip(" *_")))
 
 
+_DOCUMENT = re.compile(
+    r"\b(?:proposals?|specs?|specifications?|rfcs?|peps?|drafts?|documents?|docs?|designs?"
+    r"|explainers?|papers?|standards?)$",
+    re.IGNORECASE,
+)
+
+
+def names_a_document(words: str) -> bool:
+    """Whether a noun phrase names a document or a design ("the new proposal", "the spec"):
+    what it "uses" is its content ("The new proposal uses static methods on Map"), no product
+    someone uses."""
+    return bool(_DOCUMENT.search(words.strip(" .,")))
+
+
 def says_content(verb: str, after: str) -> bool:
     """Whether "<verb> <after>" is a speech act with a clause for object ("point out it has
     shipped", "ask Alice whether it is blocked"): talk, not work on the item."""

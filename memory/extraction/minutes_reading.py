@@ -405,10 +405,12 @@ PEP", "comment on that issue")."""
 _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
     r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening"
-    r"|next steps?|follow[- ]ups?|todos?)\W*)$",
+    r"|next steps?|follow[- ]ups?|todos?|conclusions?|outcomes?|resolutions?|key points"
+    r"|takeaways?)\W*|.*\bsummary of\b.*)$",
     _I,
 )
-"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
+"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1): also the
+part that concludes an item ("Conclusion", "Speaker's Summary of Key Points")."""
 
 
 @reading("membership")

@@ -217,7 +217,12 @@ from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
 from memory.extraction.affiliations import in_capitals
-from memory.extraction.assertions import asserts, describes_its_fix, names_a_group
+from memory.extraction.assertions import (
+    asserts,
+    describes_its_fix,
+    names_a_document,
+    names_a_group,
+)
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
@@ -2745,6 +2750,8 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
     users: list[ExtractedEntity] = r.agents(m["s"], c, reporter=customer_context)
+    if not users and names_a_document(_clean(m["s"])):
+        return False  # "The new proposal uses static methods on Map": its design, no product
     if not users:
         users = r.things(m["s"], c)
     if _RESOURCE_AMOUNT.match(m["o"]):

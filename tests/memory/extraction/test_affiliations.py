@@ -146,3 +146,8 @@ def test_a_title_then_its_presenter_in_parentheses_is_no_membership() -> None:
     assert members("* [Coroutines for WebAssembly](https://example.org/talk.pdf) "
                    "(Tom Baker) [30 min]\n") == set()
     assert members("* The call with Danny (EF) went well.\n") == {("Danny", "EF")}
+
+
+def test_initials_after_a_longer_name_are_no_organisation() -> None:
+    """Roll calls written "(Jordan Harband (JHD))": the initials cover the whole name."""
+    assert members("* (Maria Lopez Garcia (MLG)) said the proposal reached stage 3.\n") == set()

@@ -128,3 +128,26 @@ def test_mostly_complete_is_still_in_progress() -> None:
     text = "### SIMD\n\n* The instructions are mostly complete, though more are coming.\n"
     assert ("Instructions", "HAS_STATUS", "In Progress") in facts(text)
     assert ("Instructions", "HAS_STATUS", "Done") not in facts(text)
+
+
+def test_a_heading_that_concludes_an_item_is_no_item() -> None:
+    """Plenary notes: "### Conclusion" and "### Speaker's Summary of Key Points" close an item;
+    a commitment or decision under them is not about a "Conclusion"."""
+    for heading in ("Conclusion", "Speaker's Summary of Key Points"):
+        found = facts(f"### {heading}\n\n* MF will ask to revert the metadata proposal to stage 2."
+                      "\n* The committee declined to change the specified behavior.\n")
+        assert not any(heading in target or heading in source for source, _, target in found)
+
+
+def test_a_number_or_a_particle_is_no_name() -> None:
+    from memory.extraction.names_evidence import can_name
+
+    assert not can_name("2023")
+    assert not can_name("up")
+    assert can_name("ES2023")
+
+
+def test_a_documents_design_uses_no_product() -> None:
+    """"The new proposal uses static methods on Map and Object": what it specifies."""
+    text = "### Map grouping\n\n* The new proposal uses static methods on Map and Object.\n"
+    assert not any(relation == "USES" for _, relation, _ in facts(text))
