@@ -3,7 +3,8 @@ on sources no reading was tuned on). Minutes record talk about work as well as f
 readings tuned on status lines fire on the talk too. Four shapes say nothing as fact:
 
 * **a proposal or a question by its label** — "Proposal: the TAC owns the security baseline",
-  "Option 2: the Foundation takes over the domain", "Open question: …": what someone put
+  "Option 2: the Foundation takes over the domain", "Open question: …", "Suggestion to add the
+  EOL dates to the release page": what someone put
   forward, not what is (a decision's label — "Decision:", "Resolved:", "Consensus:" — does
   state it and is not one of these);
 * **another's belief** — "Matteo thinks the undici work is done", "Jordan hopes the PR lands
@@ -37,7 +38,11 @@ from typing import Protocol
 _PROPOSAL_LABEL = re.compile(
     r"^[\s*_]*(?:(?:counter[- ]?)?proposals?|proposed|suggestions?|suggested|ideas?"
     r"|options?(?:\s+(?:\d+|[A-Z]))?|alternatives?|straw\s?(?:man|person|poll)"
-    r"|(?:open\s+)?questions?|q|asks?|requests?|to discuss|for discussion)[\s*_]*[:\-–—]\s",
+    r"|(?:open\s+)?questions?|q|asks?|requests?|to discuss|for discussion)[\s*_]*[:\-–—]\s"
+    # "Suggestion to add EOL release information to the website": a proposal's noun, then
+    # what it proposes
+    r"|^[\s*_]*(?:(?:a|one|the)\s+)?(?:suggestions?|proposals?|ideas?|recommendations?"
+    r"|motions?)\s+(?:is\s+|was\s+)?to\s+[a-z]",
     re.IGNORECASE,
 )
 _BELIEF = re.compile(
@@ -102,6 +107,23 @@ _DOCUMENT = re.compile(
     r"|explainers?|papers?|standards?)$",
     re.IGNORECASE,
 )
+
+
+_SOMETHING_NEW = re.compile(
+    r"^\s*(?:a|an|another|some|two|three|several|new|other)\b", re.IGNORECASE)
+
+
+_THE_ITEMS_KIND = re.compile(
+    r"^\s*(?:a|an)\s+(?:issue|pr|pull request|ticket|bug|proposal|rfc|pep)\b", re.IGNORECASE)
+"""What is opened is the item itself when named by its kind ("Sam opened an issue …" under
+that issue's heading)."""
+
+
+def names_something_new(words: str) -> bool:
+    """Whether what someone opened or proposed is named as something new ("Beth proposed a new
+    bot that would comment …", "opened two backport issues"): another thing than the item
+    under discussion, whose own title or "it" would follow."""
+    return bool(_SOMETHING_NEW.match(words)) and not _THE_ITEMS_KIND.match(words)
 
 
 def names_a_document(words: str) -> bool:

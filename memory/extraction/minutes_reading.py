@@ -406,7 +406,8 @@ _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
     r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening"
     r"|next steps?|follow[- ]ups?|todos?|conclusions?|outcomes?|resolutions?|key points"
-    r"|takeaways?)\W*|.*\bsummary of\b.*)$",
+    r"|takeaways?|q\s*&\s*a|questions?|aob|any other business|open floor|links|resources"
+    r"|references)\W*|.*\bsummary of\b.*)$",
     _I,
 )
 """Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1): also the

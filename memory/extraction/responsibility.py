@@ -164,6 +164,8 @@ def names_activity(phrase: str) -> bool:
     )
 
 
+_BE_DOING = re.compile(r"^\s+(?:\w+ly\s+)?\w+ing\b", re.IGNORECASE)
+"""After "will be": work under way ("will be working on it", "will be leading it")."""
 _MODALS = frozenset({"to", "will", "is going to", "are going to"})
 _DECLINED = re.compile(r"^\s*(?:not|never|n't)\b", re.IGNORECASE)
 _ADVERB = re.compile(r"^\s*(?:also|then|now|soon|\w+ly)\s+", re.IGNORECASE)
@@ -181,6 +183,10 @@ def commits_to_work(modal: str, after: str) -> bool:
     verb = re.match(r"\s*([A-Za-z]+)", rest)
     if verb is not None and says_content(verb.group(1), rest[verb.end():]):
         return False  # "Richard will point out it has already shipped": talk, no work
+    if verb is not None and verb.group(1).lower() == "be" and not _BE_DOING.match(
+            rest[verb.end():]):
+        return False  # "Rafael is going to be at the summit": a state, no work
+
     return verb is None or verb.group(1).lower() not in NO_WORK_VERBS
 
 

@@ -222,6 +222,7 @@ from memory.extraction.assertions import (
     describes_its_fix,
     names_a_document,
     names_a_group,
+    names_something_new,
 )
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
@@ -1610,7 +1611,9 @@ class _Reader:
             if action is None and (
                     done_by := _DONE_BY.match(words)) is not None and not (
                     done_by["by"] and self.context_is_own and not self.own_is_section
-                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
+                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))) and not (
+                    done_by["by"] and names_something_new(words[done_by.end():])):
+                # ("Beth proposed a new bot that would …": something else, not the item above)
                 # (in a thread, "@gopherbot opened two backport issues" opened other items)
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]

@@ -151,3 +151,37 @@ def test_a_documents_design_uses_no_product() -> None:
     """"The new proposal uses static methods on Map and Object": what it specifies."""
     text = "### Map grouping\n\n* The new proposal uses static methods on Map and Object.\n"
     assert not any(relation == "USES" for _, relation, _ in facts(text))
+
+
+def test_a_suggestion_to_act_is_nobodys_action_item() -> None:
+    """Release WG minutes: "Suggestion to add EOL release information to the website"."""
+    text = ("### Add EOL dates (nodejs/Release#761)\n\n"
+            "* Suggestion to add the end-of-life dates to the release page.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(text))
+
+
+def test_going_to_be_somewhere_is_no_work() -> None:
+    """"Rafael is going to be at the summit": a state; "will be leading it" is work."""
+    from memory.extraction.responsibility import commits_to_work
+
+    assert not commits_to_work("is going to", " be at the summit but might have a conflict")
+    assert commits_to_work("will", " be leading the session")
+    assert commits_to_work("will", " write the release post")
+
+
+def test_proposing_something_new_is_no_responsibility_for_the_item_above() -> None:
+    """"Beth proposed a new bot that would comment …" under an issue's heading; "Sam opened an
+    issue …" under that issue's heading is still who opened it."""
+    new = ("### Confusion around semver-minor commits (nodejs/Release#820)\n\n"
+           "* Dana proposed a new bot that would comment on the pull requests.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for _, relation, _ in facts(new))
+    opened = ("### Defining a word for all current releases (nodejs/Release#359)\n\n"
+              "* Sam opened an issue mentioning that the documentation was fragmented.\n")
+    assert any(relation == "RESPONSIBLE_FOR" and source == "Sam"
+               for source, relation, _ in facts(opened))
+
+
+def test_a_heading_for_questions_or_links_is_no_item() -> None:
+    for heading in ("Q&A", "Links"):
+        found = facts(f"### {heading}\n\n* Marco will open an issue about it.\n")
+        assert not any(target == heading for _, _, target in found)
