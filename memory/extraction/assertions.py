@@ -20,6 +20,9 @@ readings tuned on status lines fire on the talk too. Four shapes say nothing as 
   taken on ("Mark to ping mara", with no clause, stays an action, and so does a request, "will
   ask that the board vote starts").
 
+Text struck through ("~~Keeping this as draft for now~~", "~~I'll send a PR to rustc~~") is
+withdrawn by its writer: it is left unread (``without_struck_text``).
+
 A fifth shape is a change request's own account of the bug it fixes ("Prior to this change, we
 failed to narrow a union …", "Function type parameter lists did not run the same validation"):
 its author describes what the change repairs, which the labels never read as the author's
@@ -149,3 +152,13 @@ def describes_its_fix(thread: _Thread | None, by_its_author: bool) -> bool:
     """Whether a problem said in an episode is a change request's account of what it fixes:
     said in a pull request's thread by its episode's author (or by no one named)."""
     return thread is not None and thread.change and by_its_author
+
+
+_STRUCK = re.compile(r"~~(?=\S)[^~]{1,2000}?(?<=\S)~~")
+
+
+def without_struck_text(text: str) -> str:
+    """The text without what its writer struck through (Markdown ``~~…~~``, over lines too)."""
+    if "~~" not in text:
+        return text
+    return _STRUCK.sub(" ", text)

@@ -223,6 +223,7 @@ from memory.extraction.assertions import (
     names_a_document,
     names_a_group,
     names_something_new,
+    without_struck_text,
 )
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
@@ -3731,7 +3732,7 @@ def extract_with_rules(
         return Extraction(extractor=RULES_EXTRACTOR, author=author_entity,
                           entities=[author_entity] if author_entity else [],
                           unread=UNREAD_LANGUAGE, dropped=[f"language: {language}"])
-    document = read_document(text)
+    document = read_document(without_struck_text(text))  # "~~will send a PR~~": withdrawn
     # "Ticket from Globex: …" names who wrote the words, whoever relayed them; a sign-off
     # ("Thanks, Jane") only when the episode names no author.
     sender = document.sender or (document.signature if author_entity is None else None)

@@ -62,3 +62,15 @@ def test_a_tool_as_co_author_is_no_one_responsible() -> None:
                    relation == "RESPONSIBLE_FOR"}
     assert "Bob Smith" in responsible
     assert not responsible & {"Claude", "releasebot"}
+
+
+def test_struck_through_text_is_withdrawn() -> None:
+    """"~~I'll send a PR to rustc to see if they'd keep it.~~": the writer took it back."""
+    from memory.extraction.assertions import without_struck_text
+
+    text = ("Keep the stable attribute in dependencies #2503\n\n"
+            "~~Currently, the lint is not working because the attribute is dropped. I'll send "
+            "a PR to fix this.~~\n\nIt is fixed here instead.\n")
+    assert not any(relation == "RESPONSIBLE_FOR" for relation, _ in facts(text, 2503))
+    assert without_struck_text("a ~~b c~~ d") == "a   d"
+    assert without_struck_text("a ~ b ~ c") == "a ~ b ~ c"
