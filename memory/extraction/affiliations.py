@@ -105,7 +105,7 @@ class Membership:
 def find_memberships(text: str, names_a_person: Callable[[str], bool]) -> list[Membership]:
     """The memberships a sentence states in the shapes of the module docstring.
     ``names_a_person`` says whether a word is a name (the reader's lexicon check)."""
-    if text.rstrip().endswith("?") or _roster(text):
+    if text.rstrip().endswith("?") or ("(" in text and _roster(text)):
         return []
     found: list[Membership] = []
     for pattern in (_IN_PARENTHESES, _APPOSITIVE_OF, _APPOSITIVE_BEFORE, _WELCOMED):

@@ -222,7 +222,8 @@ def find_decisions(text: str) -> list[Decision]:
     text = _SPEAKER.sub("", text.strip(), count=1)  # "CW: proposal has passed"
     # "Cover incomplete, rejected, and unsolved solutions": words listed before the noun they
     # describe; the commas split a noun phrase, no clauses
-    text = _LISTED_MODIFIERS.sub(r"\g<last>", text)
+    if ", " in text:
+        text = _LISTED_MODIFIERS.sub(r"\g<last>", text)
     found: list[Decision] = []
     passed = False
     about: str | None = None
