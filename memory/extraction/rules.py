@@ -467,7 +467,7 @@ _CONTRACTIONS = {
 _FILLER = re.compile(
     r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
     r"|unfortunately|basically|totally|fully|completely|effectively|as well|too|primarily"
-    r"|mainly|mostly|largely)\b(?<!mostly|argely)"
+    r"|mainly)\b"
     # ("mostly complete" is still in progress: a degree of a completion is kept)
     r"|\s*\b(?:mostly|largely)\b(?!\s+(?:complete|done|finished))",
     _I,
