@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from memory.extraction import ExtractedEntity
+from memory.extraction.assertions import says_content
 from memory.language.words import is_common_word, lemma, tag
 
 ACCEPTED, APPROVED, REJECTED, POSTPONED = "accepted", "approved", "rejected", "postponed"
@@ -208,10 +209,21 @@ class Decision:
     it"): what "it" stands for."""
 
 
+_LISTED_MODIFIERS = re.compile(
+    r"\b[A-Za-z-]+(?:,\s+[A-Za-z-]+)+,?\s+(?:and|or)\s+(?P<last>[a-z][\w-]*\s+[a-z][\w-]*)"
+)
+"""One-word items of a list that ends on a word and its noun ("incomplete, rejected, and
+unsolved solutions"): modifiers of that noun."""
+
+
 def find_decisions(text: str) -> list[Decision]:
     """The decisions a sentence of minutes records, clause by clause (see the module
     docstring); none for a question, a negation, a modal or a condition."""
     text = _SPEAKER.sub("", text.strip(), count=1)  # "CW: proposal has passed"
+    # "Cover incomplete, rejected, and unsolved solutions": words listed before the noun they
+    # describe; the commas split a noun phrase, no clauses
+    if ", " in text:
+        text = _LISTED_MODIFIERS.sub(r"\g<last>", text)
     found: list[Decision] = []
     passed = False
     about: str | None = None
@@ -543,6 +555,8 @@ _COMMITMENT = re.compile(
 _NOT_WORK_VERBS = frozenset(
     {
         "be",
+        "remain",
+        "stay",
         "have",
         "need",
         "see",
@@ -632,11 +646,19 @@ def find_commitment(text: str) -> Commitment | None:
     verb = found["verb"].lower()
     if verb in _NOT_WORK_VERBS or verb in NO_WORK_VERBS or tag(verb) in _NOT_A_VERB:
         return None
+    if says_content(verb, found["rest"]):
+        return None  # "Bob will ask Alice whether it is blocked": talk, no work taken on
     who = found["who"].strip(" ,:*_")
     if who and not re.fullmatch(r"[\w@.'’ &,+-]+", who):
         return None  # "[Trying to find consensus]": a bracketed remark, no one's commitment
     if found["modal"].lower() == "to" and not (labelled or who):
         return None  # "Time to merge this": a bare "to" commits someone only in an action item
+    if found["modal"].lower() == "to" and not labelled and (
+        who.split(" ")[-1].lower() in _WORK_NOUNS or _FINITE_LATER.match(found["rest"])
+    ):
+        # "The PR to add it to node-addon-api landed": a purpose of a noun ("the PR to …"),
+        # the subject of a later verb, no one's action item
+        return None
     rest = found["rest"]
     rest = _PARTICLE.sub("", rest, count=1)
     rest = _BY_DOING.sub("", rest, count=1)
@@ -647,6 +669,13 @@ def find_commitment(text: str) -> Commitment | None:
     return Commitment(who, work, rest, labelled is not None, action=verb + found["rest"])
 
 
+_FINITE_LATER = re.compile(
+    r"^(?:(?!\b(?:that|which|who|once|when|after|before|if|since|because|as|until|so|and)\b)"
+    r"[^,;])*?\b(?:landed|merged|shipped|released|was|were|went|happened|passed|got)\b",
+    re.IGNORECASE,
+)
+"""A verb in the past after "X to <verb> …" ("PR to move to mono-repo landed"): the "to …"
+was a noun's purpose, and the past verb says what happened to it."""
 _WORK_NOUNS = frozenset(
     {
         "proposal",
@@ -864,6 +893,8 @@ def standup_item(text: str, section: str) -> StandupItem | None:
     ):
         return None
     first = words.split(" ", 1)[0]
+    if section != "done" and lemma(first.lower()) in NO_WORK_VERBS:
+        return None  # "discuss gx-gomod with @stebalien": talk about work, none taken on
     status = None
     ongoing = bool(_ONGOING.search(words))
     if section == "done":

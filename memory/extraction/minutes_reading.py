@@ -13,6 +13,7 @@ import re
 
 from memory.extraction import ExtractedEntity
 from memory.extraction.affiliations import find_memberships
+from memory.extraction.assertions import names_a_group
 from memory.extraction.minutes import (
     Commitment,
     action_item_line,
@@ -91,6 +92,8 @@ def read_decisions(r: _Reader, sentence: str, passage: Passage) -> None:
                 and not names_work(decision.item)
             ):
                 continue  # "We accepted the risk": what is accepted must be work
+            if names_a_group(decision.item):
+                continue  # "Multiple FIPs moved to Accepted": no one item named
             item = _decided(r, decision.item, clause)
         else:
             # the one item the sentence names by reference before the item above it
@@ -402,10 +405,13 @@ PEP", "comment on that issue")."""
 _CATEGORY_HEADING = re.compile(
     r"^(?:[\d\W]+|.*\b(?:notes|minutes|agenda|attendees|attendance|updates?|summary|decisions"
     r"|action items?|discussion|announcements?|other business|misc\w*|closure|opening"
-    r"|next steps?|follow[- ]ups?|todos?)\W*)$",
+    r"|next steps?|follow[- ]ups?|todos?|conclusions?|outcomes?|resolutions?|key points"
+    r"|takeaways?|q\s*&\s*a|questions?|aob|any other business|open floor|links|resources"
+    r"|references)\W*|.*\bsummary of\b.*)$",
     _I,
 )
-"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1)."""
+"""Headings that name a part of the meeting, not an item of its agenda (GUIDE §8.1): also the
+part that concludes an item ("Conclusion", "Speaker's Summary of Key Points")."""
 
 
 @reading("membership")

@@ -1,7 +1,7 @@
 """Whether the words a reading took for an entity can name one at all (issue #17).
 
 Readings cut names out of sentences by pattern; on text they were not tuned on, the cut can land
-mid-grammar. Two cuts never name anything, whatever the reading:
+mid-grammar. These cuts never name anything, whatever the reading:
 
 * words that still hold a masked span ("Onboarded zzref0zz": the mention of "@ryzokuken" read
   as part of a name, nodejs-tsc-meetings-2018-11-14-s7) — a name is the reference itself or
@@ -9,7 +9,9 @@ mid-grammar. Two cuts never name anything, whatever the reading:
   ("Review & merge files API changes from zzref1zz (ipfs/js-ipfs#1671)"): the reference
   names the item;
 * words that open on a coordinating conjunction ("or commented on Jeff's updates",
-  spdx-service-2023-2023-08-28-s5) — the second half of a coordination, no noun phrase.
+  spdx-service-2023-2023-08-28-s5) — the second half of a coordination, no noun phrase;
+* a bare number ("2023 and the other one … approved") or a verb's particle ("Leading up to the
+  end": "up"), cut from tc39 notes outside the corpus.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _AN_AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _ONE_PROPER_NAME = re.compile(r"[A-Z][a-z]+")
+_PARTICLES = frozenset({"up", "out", "off", "down", "over", "back", "in", "on", "away", "through"})
 _OPENS_ON_CONJUNCTION = re.compile(r"^(?:or|and|but|nor)\b", re.IGNORECASE)
 _TITLED_REFERENCE = re.compile(r"\([\w.-]+/[\w.-]+#\d+\)$")
 """An item's title ending on its reference, as the reader displays it: "… (nodejs/node#58689)"."""
@@ -35,6 +38,8 @@ def can_name(words: str) -> bool:
     words = words.strip()
     if PLACEHOLDER.search(words) and not _TITLED_REFERENCE.search(words):
         return False
+    if words.isdigit() or words.lower() in _PARTICLES:
+        return False  # "2023 … is approved", "Leading up to the end": no name
     return not _OPENS_ON_CONJUNCTION.match(words)
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 
+from memory.extraction.assertions import says_content
 from memory.extraction.minutes import NO_WORK_VERBS, Commitment, find_commitment
 from memory.language.words import is_common_word, lemma, tag
 
@@ -58,6 +59,11 @@ _ONGOING = re.compile(
 """Notes' shorthand for work under way, the "is" left out: "@darcyclarke planning kick-off
 meeting with initial members" (cpc-meetings-2021-2021-04-13-s8), "EuroPython coming up and
 Łukasz helping coordinate a core sprint there" (pysc-2023-06-05)."""
+_PART_OF_SUBJECT = re.compile(
+    r"^(?:\s+[\w'’.-]+){0,3}?\s+(?:is|are|was|were|has been|have been)\b", re.IGNORECASE
+)
+"""A finite "be" right after the "-ing" word: it was a noun phrase's head, not a predicate."""
+_NO_PERSON = re.compile(r"^[^@].*\d")
 _INLINE_ACTION = re.compile(
     r"(?:^|\s)(?:AI|ACTION(?: ITEM)?|TODO)\s*\(\s*"
     r"(?P<who>@?[A-Za-z][\w.'’-]*(?:(?:\s*,\s*|\s+and\s+|\s*[&+]\s*)@?[A-Za-z][\w.'’-]*)*)"
@@ -86,6 +92,11 @@ def find_responsibility(text: str) -> Commitment | None:
             or lemma(ongoing["verb"]) == ongoing["verb"].lower()
         ):
             continue  # "Thing", "During": no verb's form
+        if _PART_OF_SUBJECT.match(ongoing["rest"]) or _NO_PERSON.search(ongoing["who"]):
+            # "Interoperability testing in Butterfly was valuable": the "-ing" word belongs to
+            # the subject of "was", no shorthand for work under way; "NV28 planning active":
+            # a name with digits is a thing's (a handle, "@user42", may hold them)
+            continue
         found = find_commitment(f"{ongoing['who']} to {ongoing['verb']}{ongoing['rest']}")
         if found is not None and found.work:
             return Commitment(found.who, found.work, found.rest, found.labelled, ongoing=True)
@@ -153,6 +164,8 @@ def names_activity(phrase: str) -> bool:
     )
 
 
+_BE_DOING = re.compile(r"^\s+(?:\w+ly\s+)?\w+ing\b", re.IGNORECASE)
+"""After "will be": work under way ("will be working on it", "will be leading it")."""
 _MODALS = frozenset({"to", "will", "is going to", "are going to"})
 _DECLINED = re.compile(r"^\s*(?:not|never|n't)\b", re.IGNORECASE)
 _ADVERB = re.compile(r"^\s*(?:also|then|now|soon|\w+ly)\s+", re.IGNORECASE)
@@ -168,6 +181,12 @@ def commits_to_work(modal: str, after: str) -> bool:
     if _DECLINED.match(rest):
         return False
     verb = re.match(r"\s*([A-Za-z]+)", rest)
+    if verb is not None and says_content(verb.group(1), rest[verb.end():]):
+        return False  # "Richard will point out it has already shipped": talk, no work
+    if verb is not None and verb.group(1).lower() == "be" and not _BE_DOING.match(
+            rest[verb.end():]):
+        return False  # "Rafael is going to be at the summit": a state, no work
+
     return verb is None or verb.group(1).lower() not in NO_WORK_VERBS
 
 

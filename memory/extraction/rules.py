@@ -216,6 +216,15 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from memory.extraction import ExtractedClosure, ExtractedEntity, ExtractedFact, Extraction
+from memory.extraction.affiliations import in_capitals
+from memory.extraction.assertions import (
+    asserts,
+    describes_its_fix,
+    names_a_document,
+    names_a_group,
+    names_something_new,
+    without_struck_text,
+)
 from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
@@ -383,6 +392,10 @@ _STATUS_WORDS: dict[str, str] = {
     "in flight": "in progress", "work in progress": "in progress", "wip": "in progress",
     "going well": "in progress", "almost complete": "in progress", "almost done": "in progress",
     "nearly complete": "in progress", "nearly done": "in progress",
+    "mostly complete": "in progress", "mostly done": "in progress",
+    "largely complete": "in progress", "largely done": "in progress",
+    "partially complete": "in progress", "partially done": "in progress",
+    "partly done": "in progress", "mostly finished": "in progress",
     "almost finished": "in progress", "progressing": "in progress",
     "on hold": "on hold", "paused": "on hold",
     "delayed": "delayed", "behind schedule": "delayed", "behind": "delayed", "late": "delayed",
@@ -456,7 +469,9 @@ _CONTRACTIONS = {
 _FILLER = re.compile(
     r"\s*\b(?:also|still|currently|now|really|just|finally|officially|actually|already|again"
     r"|unfortunately|basically|totally|fully|completely|effectively|as well|too|primarily"
-    r"|mainly|mostly|largely)\b",
+    r"|mainly)\b"
+    # ("mostly complete" is still in progress: a degree of a completion is kept)
+    r"|\s*\b(?:mostly|largely)\b(?!\s+(?:complete|done|finished))",
     _I,
 )
 # "not blocked anymore" says the same as "no longer blocked".
@@ -1203,6 +1218,8 @@ class _Reader:
             self._customer_better(self.masked.text, sentence)
         text = _normalize(self.masked.text)
         text = _LEADING_REFERENCE_COLON.sub(r"\g<ref> ", text)
+        if not asserts(text):
+            return  # "Proposal: …", "Matteo thinks …" (``memory.extraction.assertions``)
         if self.own is not None:
             self._read_closing_keywords(sentence)
             self._read_item_links(sentence)
@@ -1414,7 +1431,7 @@ class _Reader:
                 self.fact(ExtractedEntity(link.source, "WorkItem"), link.relation,
                           ExtractedEntity(link.target, "WorkItem"), clause)
         change = self.thread is not None and self.thread.change
-        if change and (partner := co_author(self.masked)) is not None:
+        if change and (partner := co_author(self.masked, sentence)) is not None:
             with self.readings.running("co_author"):  # "Co-authored-by: Bob <bob@…>"
                 self.fact(ExtractedEntity(*partner), RESPONSIBLE_FOR,
                           ExtractedEntity(self.own.name, "WorkItem"), clause)
@@ -1504,8 +1521,9 @@ class _Reader:
         common word)."""
         for match in _AFFILIATION.finditer(text):
             person, team = match["person"], match["team"]
-            if not all(_names_a_person(w, bare=True) for w in person.split(" ")):
-                continue
+            if in_capitals(person) or not all(
+                    _names_a_person(w, bare=True) for w in person.split(" ")):
+                continue  # (nor "4-6 GB of RAM": a unit)
             clause = _Clause(text=text, kind="main", sentence=sentence, ordinal=self.ordinal)
             self.fact(ExtractedEntity(person, "Person"), MEMBER_OF,
                       ExtractedEntity(team, "Team"), clause)
@@ -1602,7 +1620,9 @@ class _Reader:
             if action is None and (
                     done_by := _DONE_BY.match(words)) is not None and not (
                     done_by["by"] and self.context_is_own and not self.own_is_section
-                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))):
+                    and not _ABOUT_IT.fullmatch(words[done_by.end():].strip(" .!"))) and not (
+                    done_by["by"] and names_something_new(words[done_by.end():])):
+                # ("Beth proposed a new bot that would …": something else, not the item above)
                 # (in a thread, "@gopherbot opened two backport issues" opened other items)
                 who, verb = done_by["who"] or done_by["by"], "by"
             names = [n for n in _NAMES_SPLIT.split(who) if n]
@@ -1867,8 +1887,8 @@ class _Reader:
             if owner is not None:
                 raw = owned.group("item")
         phrase = _noun_phrase(raw)
-        if phrase is None:
-            return None
+        if phrase is None or names_a_group(_clean(raw)):
+            return None  # (nor "multiple frontend frameworks": no one thing)
         entity = self._typed_thing(phrase)
         self._mention(entity)
         if owner is not None and owner.type in {"Person", "Team"}:
@@ -2113,6 +2133,8 @@ class _Reader:
         problem, its author's sentences describe that report: no second one."""
         if reporter is None and self.author is not None and self.author.type == "Customer":
             reporter = self.author
+        if describes_its_fix(self.thread, reporter == self.author or reporter is None):
+            return True  # understood: "Prior to this change, we failed to narrow …"
         if reporter is not None and reporter == self.author and not self._may_report():
             return True  # understood: the vendor's words, or advice on a condition
         if self.title_reported and (reporter is None or reporter == self.author):
@@ -2744,6 +2766,8 @@ def _on_uses(r: _Reader, m: re.Match[str], c: _Clause) -> bool:
     """ "We use the reporting API": standing context."""
     customer_context = r.author is not None and r.author.type == "Customer"
     users: list[ExtractedEntity] = r.agents(m["s"], c, reporter=customer_context)
+    if not users and names_a_document(_clean(m["s"])):
+        return False  # "The new proposal uses static methods on Map": its design, no product
     if not users:
         users = r.things(m["s"], c)
     if _RESOURCE_AMOUNT.match(m["o"]):
@@ -3720,7 +3744,7 @@ def extract_with_rules(
         return Extraction(extractor=RULES_EXTRACTOR, author=author_entity,
                           entities=[author_entity] if author_entity else [],
                           unread=UNREAD_LANGUAGE, dropped=[f"language: {language}"])
-    document = read_document(text)
+    document = read_document(without_struck_text(text))  # "~~will send a PR~~": withdrawn
     # "Ticket from Globex: …" names who wrote the words, whoever relayed them; a sign-off
     # ("Thanks, Jane") only when the episode names no author.
     sender = document.sender or (document.signature if author_entity is None else None)

@@ -85,7 +85,10 @@ _CLOSING = re.compile(r"^/?(?:closing|closed|close)\b", _I)
 # "… as part of #14039", "This work is part of closing <link>", "addresses part of #1001".
 _PART_OF = re.compile(
     rf"\bpart of (?:the work (?:to|for) )?"
-    rf"(?:(?:closing|fixing|resolving|addressing|implementing) )?(?:issue )?(?P<ref>{_REF})",
+    rf"(?:(?:closing|fixing|resolving|addressing|implementing) )?(?:issue )?(?P<ref>{_REF})"
+    # "as part of PEP-257 normalization": the reference only qualifies the noun after it
+    r"(?!\s+(?!(?:and|or|in|to|for|by|with|which|that|so|as|but|since|because|where|when"
+    r"|now|too|also|here|there|is|was|are|were|will|which|on|at|from|of)\b)[a-z][\w-]*)",
     _I,
 )
 # Whose part it is: the thread's own work ("… as part of", "Part of …", "This work is part of",
@@ -471,15 +474,25 @@ def read_own_states(masked: Masked, own: Reference) -> list[Link]:
 # who worked on the change with its author (as "Worked on this with @bob" says).
 _CO_AUTHOR = re.compile(
     r"^co-authored-by:\s*(?P<name>[A-Za-z][\w.'’-]*(?: [A-Z][\w.'’-]*){0,3}|zzref\d+zz)"
-    r"\s*(?:<[^>\s]*>)?\s*$", _I)
+    r"\s*(?:<(?P<address>[^>\s]*)>)?\s*$", _I)
+# A co-author that is a tool, not a person: a bot's name ("zaniebot", "dependabot[bot]") or an
+# address whose mailbox only says it takes no replies ("Claude <noreply@anthropic.com>"; a
+# person's GitHub address "123+name@users.noreply.github.com" names them).
+_TOOL_CO_AUTHOR = re.compile(r"(?:bot|\[bot\])$", _I)
+_NO_MAILBOX = re.compile(r"^no-?reply@", _I)
 
 
-def co_author(masked: Masked) -> tuple[str, str] | None:
-    """The name and type (``Person``) of the co-author a ``Co-authored-by`` trailer names."""
+def co_author(masked: Masked, sentence: str = "") -> tuple[str, str] | None:
+    """The name and type (``Person``) of the co-author a ``Co-authored-by`` trailer names
+    (``sentence``: the trailer as written, its address included); none for a tool."""
     found = _CO_AUTHOR.match(" ".join(masked.text.split()))
     if found is None:
         return None
     name = found["name"]
+    written = _CO_AUTHOR.match(" ".join(sentence.split()))
+    address = found["address"] or (written["address"] if written is not None else None) or ""
+    if _TOOL_CO_AUTHOR.search(name) or _NO_MAILBOX.match(address):
+        return None
     reference = masked.references.get(name)
     if reference is not None:
         return (reference.name, reference.type) if reference.type == "Person" else None

@@ -75,3 +75,79 @@ def test_a_question_states_no_membership() -> None:
 def test_a_customers_message_is_not_read_for_memberships() -> None:
     """In support text "Docker (WSL)" names a product's part, not a member."""
     assert members("Docker (WSL) fails to start after the update.\n", author="jy1989") == set()
+
+
+# ------------------------------------------- "Name (Word)" that states no membership (#17)
+
+
+def test_an_attendance_list_states_no_membership() -> None:
+    """ossf-tac-minutes-2022-07-18-s1 (dev-extra2): a roster under "Attendance" says who came,
+    which the labels do not read as membership (GUIDE §3 reads "Alex (Teku)" in what is said)."""
+    text = (
+        "Attendance (please add yourself)\n\n"
+        "* Dana Whitfield (Acme Labs)\n"
+        "* Ravi Menon (Northwind)\n"
+        "* Guido van Rossum (Microsoft)\n"
+        "* Jo Kim (LF, OpenSSF)\n"
+    )
+    assert members(text) == set()
+
+
+def test_a_labelled_list_of_names_states_no_membership() -> None:
+    """tc39 notes (dev-extra2): "Presenter: …" names who presents, in the minutes' initials."""
+    assert members("Presenter: Maria Lopez (ML), Tom Baker (TB)\n") == set()
+    assert members("Present: Alex (Teku), Ben (Prysm)\n") == set()
+
+
+def test_a_speakers_label_before_what_they_say_is_still_a_membership() -> None:
+    """nodejs-tsc-meetings-2016-04-07-s6: "James Snell (TSC): …" introduces an update."""
+    assert members("* Dana Whitfield (TSC): working on the release tooling\n") == {
+        ("Dana Whitfield", "TSC")}
+    names = lambda word: not is_common_word(word)  # noqa: E731
+    assert [(m.person, m.team) for m in find_memberships("**Terence (Prysm)**:", names)] == [
+        ("Terence", "Prysm")]
+
+
+def test_a_persons_initials_in_parentheses_are_no_organisation() -> None:
+    """tc39 notes (dev-extra2): "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters
+    abbreviate the name; "Alex (AWS)" does not."""
+    assert members("* Maria Lopez (ML) said the proposal had reached stage 3.\n") == set()
+    assert members("* Kai-lin Chen (KLC) will write the tests.\n") == set()
+    assert members("* Alex (AWS) said the testnet was stable.\n") == {("Alex", "AWS")}
+
+
+def test_a_given_name_in_parentheses_inside_a_name_is_no_organisation() -> None:
+    """ossf-tac-minutes-2022-07-18-s1: "VM (Vicky) Brasseur", here in a sentence."""
+    assert ("JT", "Jamie") not in members("* JT (Jamie) Torres said the budget was approved.\n")
+
+
+def test_a_line_labelled_as_attendance_is_a_roster_whatever_else_it_lists() -> None:
+    """Minutes that list teams with their companies under a bold label, in one line."""
+    text = ("**Attendance:** Harbor (Northwind), Quill (Acme Labs), the Foundation, and "
+            "community representatives\n")
+    assert members(text) == set()
+
+
+def test_a_short_form_in_parentheses_is_no_organisation() -> None:
+    """"the integration of WebAssembly (Wasm)": the name's own short form."""
+    assert members("* We covered the integration of WebAssembly (Wasm) with the chain.\n") == set()
+    assert members("* Potuz (Prysm) will write the spec PR.\n") == {("Potuz", "Prysm")}
+
+
+def test_a_word_in_capitals_is_no_person() -> None:
+    """"08:00–09:00 PM GST (Dubai)": a time zone and its city."""
+    assert members("**Time:** 08:00–09:00 PM GST (Dubai)\n") == set()
+
+
+def test_a_title_then_its_presenter_in_parentheses_is_no_membership() -> None:
+    """Subgroup agendas: "How to add stacks to V8 (Ilya Rezvov)", "[… for WebAssembly](…)
+    (Donald Pinckney)": the name ends a talk's title; the parentheses name who presents."""
+    assert members("* How to add green threads to V8 (Maria Lopez)\n") == set()
+    assert members("* [Coroutines for WebAssembly](https://example.org/talk.pdf) "
+                   "(Tom Baker) [30 min]\n") == set()
+    assert members("* The call with Danny (EF) went well.\n") == {("Danny", "EF")}
+
+
+def test_initials_after_a_longer_name_are_no_organisation() -> None:
+    """Roll calls written "(Jordan Harband (JHD))": the initials cover the whole name."""
+    assert members("* (Maria Lopez Garcia (MLG)) said the proposal reached stage 3.\n") == set()
