@@ -16,7 +16,9 @@ Four rules, in the order a support lead reads a queue:
   problem and whose thread has none joins the recurring issue **of its own brand** whose
   reports share the most distinctive words with it (lemmas, each weighed by how few of the
   brand's issues use it), when it shares at least ``MIN_SHARED`` of them (or one weighing
-  ``MIN_SCORE_ONE_WORD``: the area one issue is named by): it ``RESEMBLES`` that
+  ``MIN_SCORE_ONE_WORD``: the area one issue is named by; or one that the issue is named by
+  and most of its reports, two or more, say — in a brand of few issues no word weighs
+  ``MIN_SCORE_ONE_WORD``): it ``RESEMBLES`` that
   issue — a link, not a report: it joins the issue's observation (``RESEMBLES`` links as
   ``REPORTED``), and the graph does not say the customer reported what no rule read in their
   words. Its evidence cites the sentence that shares the most and names the words shared
@@ -126,10 +128,13 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
                   brand: str | None = None, *, named: bool = True) -> Match | None:
     """The issue among ``profiles`` (issue name → the words of its reports, counted by message)
     that the text shares the most distinctive words with, if it shares at least ``MIN_SHARED``
-    weighing ``MIN_SCORE`` (or one weighing ``MIN_SCORE_ONE_WORD``), and no other issue shares
-    as much (a tie joins none). With
+    weighing ``MIN_SCORE`` (or one weighing ``MIN_SCORE_ONE_WORD``, or one the issue is named
+    by and most of its reports say: ``_names_and_typical``), and no other issue shares as much
+    (ranked by how typical of each issue's reports the shared words are, then by their weight;
+    a tie on both joins none). With
     ``named=False`` the candidates' names say nothing (threads: ``acme/app#12``)."""
     mine = set(problem_words(text, brand_words(brand)))
+    reported = profiles
     # An issue's words: its reports', and its name's (the area that fails).
     profiles = {issue: words + Counter(name_words(issue, brand) if named else ())
                 for issue, words in profiles.items()}
@@ -155,13 +160,25 @@ def closest_issue(text: str, profiles: Mapping[str, Counter[str]],
         typical = sum(weight(w) * (2 if w in named_by else 1) * words[w] / reports
                       for w in shared)
         scored.append((typical, score, issue, tuple(shared)))
-    scored.sort(key=lambda s: (-s[0], s[2]))
+    # equally typical, the issue that shares more (or weightier) words ranks first
+    scored.sort(key=lambda s: (-s[0], -s[1], s[2]))
     best_typical, best_score, best, best_shared = scored[0]
     enough = (len(best_shared) >= MIN_SHARED and best_score >= MIN_SCORE) or (
-        len(best_shared) == 1 and best_score >= MIN_SCORE_ONE_WORD)
-    if not enough or (len(scored) > 1 and scored[1][0] >= best_typical):
+        len(best_shared) == 1 and (best_score >= MIN_SCORE_ONE_WORD or _names_and_typical(
+            best_shared[0], reported[best], name_words(best, brand) if named else frozenset())))
+    if not enough or (len(scored) > 1 and scored[1][0] >= best_typical
+                      and scored[1][1] >= best_score):
         return None
     return Match(best, best_shared, _best_sentence(text, set(best_shared), brand), best_score)
+
+
+def _names_and_typical(word: str, reports: Counter[str], named_by: frozenset[str]) -> bool:
+    """Whether one shared word is the area its issue is named by and what most of its reports
+    (two or more) say: "database" of ``Database Failures`` when its reports all say it, however
+    many other issues of the brand mention it once (its weight then falls short of
+    ``MIN_SCORE_ONE_WORD``, which a brand of few issues never reaches)."""
+    total = max(reports.values(), default=0)
+    return word in named_by and total >= 2 and 2 * reports[word] > total
 
 
 _KINDS = frozenset({"failure", "usage", "high", "error", "latency", "outage", "crash"})

@@ -66,6 +66,35 @@ def test_one_word_joins_only_when_it_is_the_area_one_issue_is_named_by() -> None
     assert closest_issue("The fan again.", PROFILES, "acme") is None
 
 
+def test_one_word_joins_when_it_names_the_issue_and_most_of_its_reports_say_it() -> None:
+    # a brand of three issues: "database" weighs little alone (the start reports mention it
+    # once), yet it is what the database issue is named by and what all its reports say
+    profiles = {"Database Failures (chat)": Counter({"database": 3, "corrupt": 1}),
+                "Start Failures (chat)": Counter({"start": 4, "database": 1, "splash": 2}),
+                "Sync Failures (chat)": Counter({"sync": 3, "contact": 2})}
+    match = closest_issue("Still getting that database error every morning since last week.",
+                          profiles, "chat")
+    assert match is not None and (match.issue, match.words) == ("Database Failures (chat)",
+                                                                ("database",))
+
+
+def test_one_word_naming_an_issue_one_report_says_is_not_enough() -> None:
+    profiles = {"Database Failures (chat)": Counter({"database": 1, "corrupt": 1}),
+                "Start Failures (chat)": Counter({"start": 4, "database": 1, "splash": 2}),
+                "Sync Failures (chat)": Counter({"sync": 3, "contact": 2})}
+    assert closest_issue("Still getting that database error every morning since last week.",
+                         profiles, "chat") is None
+
+
+def test_two_issues_equally_typical_of_a_message_go_to_the_one_sharing_more_words() -> None:
+    profiles = {"2FA Failures (vault)": Counter(["enter"]),
+                "Autofill Failures (vault)": Counter({"password": 2, "edge": 1, "page": 1})}
+    match = closest_issue("Same here on Edge: on some pages only the username gets entered.",
+                          profiles, "vault")
+    assert match is not None and (match.issue, match.words) == ("Autofill Failures (vault)",
+                                                                ("edge", "page"))
+
+
 def test_a_message_sharing_as_much_with_two_issues_joins_neither() -> None:
     profiles = {"A (acme)": Counter(["fan", "noise"]), "B (acme)": Counter(["fan", "noise"])}
     assert closest_issue("The fan noise is back", profiles, "acme") is None
@@ -463,3 +492,26 @@ def test_a_message_spelling_the_issues_area_in_two_words_joins_it() -> None:
     match = closest_issue("Happens on Catalina too; custom resolvers work with Magic DNS off.",
                           profiles, "acme")
     assert match is not None and match.issue == "MagicDNS Failures (acme)"
+
+
+@pytest.mark.django_db
+def test_a_message_naming_only_the_area_its_issues_reports_all_say_resembles_that_issue(
+        graph, ingest) -> None:
+    from memory.models import Fact
+    from memory.pipeline import run_pipeline
+
+    ingest(graph, [
+        ticket(1, "kim", "Database error on every launch since the update.", thread=1),
+        ticket(2, "lee", "The app keeps showing a database error, the chats are gone.",
+               thread=2),
+        ticket(3, "ann", "It won't start: the splash screen hangs, a database migration runs.",
+               thread=3),
+        ticket(4, "sam", "Anyone know when the database thing gets sorted out?", thread=4),
+    ])
+    run_pipeline(graph)
+
+    fact = Fact.objects.get(graph=graph, source__name__iexact="sam", target__type="Issue")
+    assert (fact.relation, fact.target.name) == ("RESEMBLES", "Database Failures (acme/app)")
+    assert fact.evidence.get().sentence == (
+        "Anyone know when the database thing gets sorted out? [shares: database]")
+    assert ["t1", "t2", "t4"] in groups_of(graph)
