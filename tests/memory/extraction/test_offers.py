@@ -1,0 +1,127 @@
+"""Commitments in other words than "X will …" (``memory.extraction.offers``, issue #17): a
+first-person offer with "can" in a speaker's line, an action taken by name, a hyphenated
+phrasal verb; and the forms around them that any project's minutes share — a serial comma in
+a list of names, "X and I", a speaker's "Have been working on …". Questions, conditions,
+negations, possibilities ("you can", "we can") and headings commit no one."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory.extraction.minutes import find_commitment
+from memory.extraction.offers import commitment_words, offered_object
+from memory.extraction.rules import extract_with_rules
+
+REFERENCE_TIME = datetime(2024, 3, 12, tzinfo=UTC)
+
+
+def responsibilities(text: str) -> set[tuple[str, str]]:
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    return {(f.source, f.target) for f in extraction.facts if f.relation == "RESPONSIBLE_FOR"}
+
+
+def test_a_speakers_offer_to_help_is_on_the_agenda_item_it_sits_under() -> None:
+    text = "## Symbol Predicates\n\nDLM: I can help review.\n\nNRO: I can help too.\n"
+    assert responsibilities(text) == {("DLM", "Symbol Predicates"), ("NRO", "Symbol Predicates")}
+
+
+def test_an_offer_with_someone_else_names_both_and_its_object() -> None:
+    text = "## Standard modules\n\nDH: Luke and I can craft a dependency graph offline.\n"
+    assert responsibilities(text) == {("DH", "Dependency Graph"), ("Luke", "Dependency Graph")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "DLM: Can I help review?",  # a question
+        "DLM: I can help review if needed.",  # a condition
+        "DLM: Maybe I can help review.",  # a hedge
+        "DLM: I can't help review.",  # a negation
+        "DLM: I cannot help review.",
+        "DLM: I can not help review.",
+        "DLM: I can see the problem with the dependency graph.",  # perception, no work
+        "DLM: I can confirm the dependency graph is fine.",  # a statement
+        "DLM: You can review the dependency graph.",  # a possibility, not the speaker's offer
+        "DLM: We can review the dependency graph.",
+        "DLM: Users can review the dependency graph.",
+    ],
+)
+def test_no_offer_in_a_question_a_condition_a_negation_or_a_possibility(line: str) -> None:
+    assert responsibilities(f"## Symbol Predicates\n\n{line}\n") == set()
+
+
+def test_a_heading_with_can_is_no_offer() -> None:
+    assert responsibilities("## What I can help review\n\nNothing else was discussed.\n") == set()
+
+
+def test_an_action_taken_by_name_is_an_action_item() -> None:
+    text = "## Release planning\n\n- Bob: I'll take an action to update the changelog\n"
+    assert responsibilities(text) == {("Bob", "Release Planning")}
+    found = find_commitment("I'll take an action item to update the changelog")
+    assert found is not None and found.labelled and found.action == "update the changelog"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Bob: Should I take an action to update the changelog?",
+        "Bob: I'll take an action to update the changelog if nobody else does.",
+    ],
+)
+def test_an_action_asked_about_or_under_a_condition_is_none(line: str) -> None:
+    assert responsibilities(f"## Release planning\n\n- {line}\n") == set()
+
+
+def test_a_hyphenated_phrasal_verb_reads_as_the_verb() -> None:
+    assert commitment_words("Prasad will follow-up on the use cases")[0] == (
+        "Prasad will follow up on the use cases"
+    )
+    text = "## Release planning\n\n- Prasad will follow-up on the use cases\n"
+    assert responsibilities(text) == {("Prasad", "Release Planning")}
+
+
+@pytest.mark.parametrize(
+    "names",
+    ["Ivana, Gary, and Prasad", "Ivana, Gary and Prasad"],
+)
+def test_a_list_of_names_with_or_without_a_serial_comma_names_them_all(names: str) -> None:
+    text = f"## Release planning\n\n- {names} will review the migration plan\n"
+    assert responsibilities(text) == {
+        ("Ivana", "Migration Plan"),
+        ("Gary", "Migration Plan"),
+        ("Prasad", "Migration Plan"),
+    }
+
+
+def test_a_serial_comma_before_a_clause_still_ends_the_clause() -> None:
+    """Only names before ", and" are a list: "The release slipped, and Ivana will review the
+    migration plan" is two clauses."""
+    text = (
+        "## Release planning\n\n"
+        "- The release slipped, and Ivana will review the migration plan\n"
+    )
+    assert ("Ivana", "Migration Plan") in responsibilities(text)
+
+
+def test_a_speakers_work_so_far_is_theirs() -> None:
+    text = "## Schedule\n\nAKI: Have been working on draft schedule. Lots of us with lots to say.\n"
+    assert responsibilities(text) == {("AKI", "Draft Schedule")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AKI: Have not been working on draft schedule.",
+        "AKI: Have you been working on draft schedule?",
+    ],
+)
+def test_no_work_so_far_when_negated_or_asked(line: str) -> None:
+    assert responsibilities(f"## Schedule\n\n{line}\n") == set()
+
+
+def test_an_offers_object_drops_its_adverbs_and_names_no_pronoun() -> None:
+    assert offered_object("a dependency graph offline") == "a dependency graph"
+    assert offered_object("too") is None
+    assert offered_object("on this") is None
