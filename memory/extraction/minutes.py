@@ -596,7 +596,8 @@ _NOT_A_VERB = frozenset({"DT", "PRP", "PRP$", "IN", "CC", "RB", "CD", "MD", "WDT
 """After "will" or "to" a word is a verb by its place; these tags say it is none ("to the",
 "will not")."""
 _PARTICLE = re.compile(
-    r"^\s*(?:out|up|back|on|off|over|through|forward with|forward on|forward|ahead with|into|in)\b",
+    r"^\s*(?:up on|out|up|back|on|off|over|through|forward with|forward on|forward|ahead with"
+    r"|into|in)\b",
     re.IGNORECASE,
 )
 _BY_DOING = re.compile(r"^\s*(?:by|on)\s+[a-z]+ing\b", re.IGNORECASE)

@@ -80,6 +80,8 @@ def test_a_hyphenated_phrasal_verb_reads_as_the_verb() -> None:
     )
     text = "## Release planning\n\n- Prasad will follow-up on the use cases\n"
     assert responsibilities(text) == {("Prasad", "Release Planning")}
+    found = find_commitment("Prasad will follow-up on the migration plan")
+    assert found is not None and found.work == "the migration plan"  # "up on" is one particle
 
 
 @pytest.mark.parametrize(
