@@ -127,3 +127,43 @@ def test_an_offers_object_drops_its_adverbs_and_names_no_pronoun() -> None:
     assert offered_object("a dependency graph offline") == "a dependency graph"
     assert offered_object("too") is None
     assert offered_object("on this") is None
+
+
+def statuses(text: str) -> set[tuple[str, str]]:
+    extraction = extract_with_rules(text, author="", reference_time=REFERENCE_TIME)
+    return {(f.source, f.target) for f in extraction.facts if f.relation == "HAS_STATUS"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "No objections to adding it to the License List.",
+        "Removed from the agenda, no objections to the bot user.",
+        "No concerns/objections from the 11 TSC members in the meeting",
+    ],
+)
+def test_no_objection_under_an_item_accepts_it(line: str) -> None:
+    """``memory.extraction.item_status.no_objection``: the group accepted the item above."""
+    text = f"* [#52857](https://github.com/nodejs/node/pull/52857)\n  * {line}\n"
+    assert statuses(text) == {("nodejs/node#52857", "Accepted")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Any objections?",  # a question
+        "No objections?",
+        "If there are no objections we will land it next week.",  # a condition
+        "No objections yet, will revisit next week.",  # the call is still open
+        "There were objections to landing it.",  # objections raised
+        "Kris, no objections from the board, legal reviewed the policies",  # someone's report
+    ],
+)
+def test_no_acceptance_in_a_question_a_condition_an_open_call_or_a_report(line: str) -> None:
+    text = f"* [#52857](https://github.com/nodejs/node/pull/52857)\n  * {line}\n"
+    assert ("nodejs/node#52857", "Accepted") not in statuses(text)
+
+
+def test_no_objection_without_an_item_or_as_a_heading_is_nothing() -> None:
+    assert statuses("## Notes\n\n* No objections to the new meeting time.\n") == set()
+    assert statuses("## No objections\n\nWe met on Tuesday.\n") == set()
