@@ -12,6 +12,8 @@ review it", "Carol volunteered to draft it". Minutes of other projects say the s
 * **an action taken by name**: "I'll take an action to update the changelog", "Bob will take
   the AI to …" — the action is the commitment's verb ("has an action item to" is read by
   ``find_commitment`` itself);
+* **a present-tense offer**: "Dave volunteers to draft the guide", "Kate also offers to help"
+  read as "volunteered to" is (never under a negation, a condition or "would");
 * **a hyphenated phrasal verb**: "Prasad will follow-up on the use cases" reads as "follow up".
 
 ``commitment_words`` rewrites those into the form ``find_commitment`` reads ("I will help
@@ -33,12 +35,19 @@ _FIRST_PERSON_CAN = re.compile(
 """"I can help review", "Luke and I can craft …" (the verb after "can" must be a plain lower-case
 word, never "not", "be", a verb of saying or believing)."""
 _NOT_AN_OFFER = re.compile(
-    r"\?|\b(?:if|unless|whether|when|once|maybe|perhaps|probably not|not sure|wonder|only)\b",
+    r"\?|\b(?:if|unless|whether|when|once|maybe|perhaps|probably not|not sure|wonder|only|would"
+    r"|not|never|no longer)\b|n't\b",
     re.IGNORECASE,
 )
 _ACTION_TAKEN = re.compile(
     r"(?:\s+will|'ll|’ll)\s+take\s+(?:an|the|that|this)\s+(?:action(?:\s+item)?|AI)\s+to\s+"
 )
+_PRESENT_OFFER = re.compile(
+    r"\s+(?:also\s+)?(?:volunteers|offers|agrees)\s+to\s+(?=[a-z])"
+)
+""""Dick volunteers to draft it", "Kate also offers to help": a present-tense offer, said as
+"volunteered to" is ("willing to" is left out: on dev its "help with it" named the wrong
+item)."""
 _HYPHENATED = re.compile(r"\b(follow|write|set|clean|sign|check|look)-(up|in|off|out)\b", re.I)
 
 
@@ -49,6 +58,8 @@ def commitment_words(text: str) -> tuple[str, str]:
     labelled) or ""."""
     words = _HYPHENATED.sub(r"\1 \2", text)
     words, taken = _ACTION_TAKEN.subn(" will ", words, count=1)
+    if not _NOT_AN_OFFER.search(words):
+        words = _PRESENT_OFFER.sub(" will ", words, count=1)
     if taken and not _NOT_AN_OFFER.search(words):
         return words, "action"
     offer = _FIRST_PERSON_CAN.match(words)

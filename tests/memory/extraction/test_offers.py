@@ -167,3 +167,30 @@ def test_no_acceptance_in_a_question_a_condition_an_open_call_or_a_report(line: 
 def test_no_objection_without_an_item_or_as_a_heading_is_nothing() -> None:
     assert statuses("## Notes\n\n* No objections to the new meeting time.\n") == set()
     assert statuses("## No objections\n\nWe met on Tuesday.\n") == set()
+
+
+@pytest.mark.parametrize(
+    "line", ["Dave volunteers to draft the migration guide", "Dave also offers to draft it"]
+)
+def test_a_present_tense_offer_is_read_as_a_past_one(line: str) -> None:
+    assert responsibilities(f"## Release planning\n\n- {line}\n") == {("Dave", "Release Planning")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Dave never volunteers to draft the migration guide",
+        "Would Dave volunteer to draft the migration guide?",
+        "If needed, Dave offers to draft the migration guide",
+        "Kate also willing to help with it.",  # a willingness: left out (module docstring)
+    ],
+)
+def test_no_present_tense_offer_when_negated_asked_or_conditional(line: str) -> None:
+    assert responsibilities(f"## Release planning\n\n- {line}\n") == set()
+
+
+def test_a_handle_after_a_dash_owns_an_imperative_of_work_in_any_list() -> None:
+    text = "## Release planning\n\n- Draft the migration guide - @carol\n"
+    assert responsibilities(text) == {("@carol", "Release Planning")}
+    # a topic and its presenter: no imperative of work, no one's action
+    assert responsibilities("## Agenda\n\n- Release process update - @carol\n") == set()
