@@ -83,7 +83,13 @@ _PARTICLE = {
 }
 """The particle a verb needs to be work: "working on X", "looking into X" (never "looking at
 X", a glance; "looking forward to"), "setting up X"."""
-_PART = re.compile(r"^(?:also\s+|still\s+|now\s+)?(?P<verb>[A-Za-z]+ing)\s+(?P<rest>.+)$")
+_PART = re.compile(
+    r"^(?:(?:I\s+)?(?:have|'ve)\s+been\s+)?(?:also\s+|still\s+|now\s+)?(?P<verb>[A-Za-z]+ing)"
+    r"\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+"""An activity: "working on the build", "still fixing …", "Have been working on the draft
+schedule" (the speaker's own work so far, still theirs)."""
 _SPLIT = re.compile(r"\s*[,;]\s+(?:and\s+)?|\s+and\s+(?=(?:also\s+|still\s+)?[a-z]+ing\b)")
 _NOT_ASSERTED = re.compile(
     r"\?\s*$|\b(?:would|could|might|should|if|whether|not|never|no longer|n't)\b", re.IGNORECASE

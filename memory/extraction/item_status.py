@@ -18,6 +18,9 @@ Work under way is said the same ways: in the passive with its subject ("Develope
 developed", "The guide is being written by Alice": in progress, and "by" names who does it) or
 without it under the item ("Discussion/work ongoing in github issue", "Work in progress").
 
+A line recording that no one objected ("No objections to adding to the License List.", "No
+concerns/objections from the TSC members") under such an item says the group accepted it.
+
 Nothing under a negation or a plan ("not merged yet", "will be merged", "should be closed",
 "to be released"), in a question, or in a clause with a subject of its own ("Anna closed her
 PR": another item).
@@ -122,6 +125,39 @@ def listed_status(line: str) -> tuple[str, str] | None:
     return found["ref"], status["status"].lower()
 
 
+_NO_OBJECTION = re.compile(
+    r"(?:^|[,;]\s*|\.\s+)(?:there (?:were|was) )?no (?:(?:further|other|more|remaining)\s+)?"
+    r"(?:objections?|concerns?(?:\s*(?:/|or|and)\s*objections?)?|blocking concerns|blockers)"
+    r"(?=\s+(?:to|from|raised|on|for|with)\b|\s*[.,;]|\s*$)",
+    re.IGNORECASE,
+)
+_NOT_SETTLED = re.compile(
+    r"\?|\b(?:if|unless|whether|yet|so far|until|pending|assuming|as long as)\b", re.IGNORECASE
+)
+
+
+def no_objection(line: str) -> bool:
+    """Whether a line under an item records that no one objected ("No objections to adding to
+    the License List.", "Removed from the agenda, no objections to the bot user", "No
+    concerns/objections from the 11 TSC members"): the item was accepted. Never a question
+    ("Any objections?", "No objections?"), a condition ("if there are no objections, …"), a
+    call still open ("no objections yet", "so far", "pending …"), or objections raised."""
+    return _NO_OBJECTION.search(line.strip(" *_-")) is not None and not _NOT_SETTLED.search(line)
+
+
+_OPENING_NAME = re.compile(r"^\W{0,3}(?P<name>[A-Z][\w'’-]+)\s*[,:]\s")
+
+
+def _reported_by_someone(line: str) -> bool:
+    """Whether a line opens with the person who reports it ("Kris, no objections from the
+    board, legal did review …"): their account of another body's answer, not the meeting's
+    own acceptance."""
+    from memory.extraction.rules import _names_a_person
+
+    found = _OPENING_NAME.match(line.strip())
+    return found is not None and _names_a_person(found["name"], bare=True)
+
+
 @reading("item_status")
 def read_item_status(r: _Reader, sentence: str) -> None:
     """A subjectless status line under an item a reference names (``subjectless_status``):
@@ -143,6 +179,11 @@ def read_item_status(r: _Reader, sentence: str) -> None:
         r.status(item, listed[1], r._bare_clause(sentence), reported=False)
         return
     if r.context is None or r.context_is_own or r.context.type != "WorkItem":
+        return
+    if no_objection(r.masked.text) and not _reported_by_someone(r.masked.text):
+        # "No objections to adding to the License List." under #1273: the group accepted it
+        with r.readings.running("no_objection"):
+            r.status(r.context, "accepted", r._bare_clause(sentence), reported=False)
         return
     word = subjectless_status(r.masked.text)
     if word is None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from memory.extraction import ExtractedEntity
 from memory.extraction.assertions import says_content
+from memory.extraction.offers import commitment_words
 from memory.language.words import is_common_word, lemma, tag
 
 ACCEPTED, APPROVED, REJECTED, POSTPONED = "accepted", "approved", "rejected", "postponed"
@@ -533,6 +534,8 @@ class Commitment:
     person's only when it names work or the item above (``memory.extraction.responsibility``)."""
     action: str = ""
     """The verb and what follows it as written ("reach out to the board")."""
+    offered: bool = False
+    """A first-person offer ("DLM: I can help review"; ``memory.extraction.offers``)."""
 
 
 _SPOKEN_FILLER = re.compile(
@@ -593,7 +596,8 @@ _NOT_A_VERB = frozenset({"DT", "PRP", "PRP$", "IN", "CC", "RB", "CD", "MD", "WDT
 """After "will" or "to" a word is a verb by its place; these tags say it is none ("to the",
 "will not")."""
 _PARTICLE = re.compile(
-    r"^\s*(?:out|up|back|on|off|over|through|forward with|forward on|forward|ahead with|into|in)\b",
+    r"^\s*(?:up on|out|up|back|on|off|over|through|forward with|forward on|forward|ahead with"
+    r"|into|in)\b",
     re.IGNORECASE,
 )
 _BY_DOING = re.compile(r"^\s*(?:by|on)\s+[a-z]+ing\b", re.IGNORECASE)
@@ -623,6 +627,7 @@ def find_commitment(text: str) -> Commitment | None:
     see")."""
     text = _SPEAKER.sub("", text.strip(), count=1)  # "DS: …": who speaks is no subject
     text = _SPOKEN_FILLER.sub("", text, count=1)  # "Yeah, so I will write up …"
+    text, kind = commitment_words(text)  # "I can help review", "I'll take an action to …"
     labelled = _ACTION_LABEL.match(text)
     words = text[labelled.end() :] if labelled else text
     found = _COMMITMENT.match(words.strip())
@@ -666,7 +671,14 @@ def find_commitment(text: str) -> Commitment | None:
     work = _OBJECT_STOP.split(f" {rest}", maxsplit=1)[0].strip(" .")
     # "a clearer guideline": a comparison says how the work should be, not which it is
     work = " ".join(w for w in work.split(" ") if tag(w) not in {"JJR", "JJS", "RBR"})
-    return Commitment(who, work, rest, labelled is not None, action=verb + found["rest"])
+    return Commitment(
+        who,
+        work,
+        rest,
+        labelled is not None or kind == "action",
+        action=verb + found["rest"],
+        offered=kind == "offer",
+    )
 
 
 _FINITE_LATER = re.compile(

@@ -29,6 +29,7 @@ from memory.extraction.minutes import (
     standup_item,
     standup_section,
 )
+from memory.extraction.offers import offered_object
 from memory.extraction.readings import reading
 from memory.extraction.responsibility import (
     asked_to,
@@ -266,6 +267,8 @@ def _take_on(
         item = r.context or parent_item(passage) or named
         if item is None:
             return
+    if item is None and commitment.offered and (words := offered_object(commitment.work)):
+        item = r.thing(words, clause)  # "DH: Luke and I can craft a dependency graph offline"
     if item is None and not commitment.work:
         item = r.decided_item  # "London testnet fork blocks agreed, Tim to document"
     if item is None:
@@ -273,7 +276,7 @@ def _take_on(
     if (
         item is None
         and not _names_a_team(r.heading_agent)  # "### Prysm": a team's update, no agenda item
-        and (commitment.labelled or asked_to_act(commitment))
+        and (commitment.labelled or asked_to_act(commitment) or commitment.offered)
     ):
         # "Alex to update the spec" under "### Withdrawals": the action is on the agenda item
         # it sits under, a list item's words first, else the heading's (GUIDE §8.1, §8.3)
@@ -317,6 +320,9 @@ def _committed(r: _Reader, who: str, clause: _Clause, *, labelled: bool) -> list
     # that is also a word ("Brad", "Robin") is a name too.
     clear = labelled or (len(names) > 1 and any(_names_a_person(n, bare=True) for n in names))
     for name in names:
+        if name == "I" and len(names) > 1 and r.passage_speaker is not None:
+            people.append(r.passage_speaker)  # "DH: Luke and I can craft …": the speaker
+            continue
         body = name.removeprefix("The ").removeprefix("the ")
         if body != name and body.isupper() and len(body) <= 5:
             people.append(ExtractedEntity(body, "Team"))  # "The SC"

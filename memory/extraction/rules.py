@@ -549,7 +549,7 @@ _CLAUSE_BREAK = re.compile(
     r"|\s+(?P<conditional>if|unless)\s+"
     r"|\s*:\s+"
     rf"|,?\s+and\s+(?P<shared>(?={_SHARED_SUBJECT_VERB}))"
-    r"|,\s+(?:and|but|so)\s+|\s+(?:but|so)\s+"
+    r"|,\s+(?P<serial>and)\s+|,\s+(?:but|so)\s+|\s+(?:but|so)\s+"
     rf"|\s+(?P<plain>and)\s+(?={_CLAUSE_START})"
     r"|,\s+(?=(?:I|we|it|they|that work|this work)\s)"
     # "Released the benchmark last week, profiled all clients": the next done item
@@ -3522,12 +3522,18 @@ def _split_clauses(sentence: str) -> list[_ClauseText]:
     return [*lead, *_split_breaks(sentence)]
 
 
+_SERIAL_NAMES = re.compile(r"\W{0,3}[A-Z@][\w.'’-]*(?:,\s*[A-Z@][\w.'’-]*)+")
+"""Names before a list's ", and" ("Ivana, Gary"): the serial comma ends no clause."""
+
+
 def _split_breaks(sentence: str) -> list[_ClauseText]:
     clauses: list[_ClauseText] = []
     kind, start, prefix = "main", 0, ""
     for match in _CLAUSE_BREAK.finditer(sentence):
         if match["plain"] and not _HAS_VERB.search(sentence, start, match.start()):
             continue  # "The API migration, the payments integration and the checkout flow are…"
+        if match["serial"] and _SERIAL_NAMES.fullmatch(sentence, start, match.start()):
+            continue  # "Ivana, Gary, and Prasad will …": the last name of a list, no clause
         clauses.append(_ClauseText(kind, prefix + sentence[start: match.start()]))
         kind = _break_kind(match)
         start = match.end()

@@ -63,12 +63,15 @@ _OWNER_AFTER = re.compile(
     r"^(?:update|write|draft|fix|file|open|send|share|review|document|prepare|schedule|create"
     r"|add|land|merge|close|finish|publish|post|set up|follow up on|investigate|implement"
     r"|organi[sz]e|coordinate|propose|summari[sz]e|test|check|confirm|ping|reply to|contact)"
-    r"\s+(?:the|a|an|our|this|that|their|zzref\d+zz)\b[^()]{1,80}"
-    r"\(\s*(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)\s*\)$",
+    r"\s+(?:the|a|an|our|this|that|their|zzref\d+zz)\b[^()—–]{1,80}?"
+    r"(?:\(\s*(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?)\s*\)"
+    r"|\s+[—–-]{1,2}\s+(?:zzref\d+zz|@?[A-Z][\w.'’-]*(?: [A-Z][\w.'’-]*)?))$",
     re.IGNORECASE,
 )
 """An action item anywhere in a list: an imperative of work, its object, and its owner in
-parentheses ("Update the changelog (Carol)"); never an agenda topic and its presenter ("Release
+parentheses ("Update the changelog (Carol)") or, a handle only, after a dash ("Draft the
+migration guide - @carol"; ``action_item_line`` takes no plain name after a dash, which names
+a presenter as often); never an agenda topic and its presenter ("Release
 process update (Carol)", "Discuss the roadmap (Carol)": no imperative of work)."""
 _LIGHT_VERB = re.compile(
     r"^(?:a\s+)?(?:(?:first|quick|closer|final|second)\s+)?(?:look|stab|pass|crack|glance)"
