@@ -23,7 +23,8 @@ was tuned on):
   ossf-tac-minutes-2022-07-18-s1, tc39 notes), or any line labelled as attendance
   ("**Attendance:** Forest (Chainsafe), …, and community representatives"): who was there or
   who presents, which the
-  labels (GUIDE §3) do not read as membership; a speaker's label that introduces what they say
+  labels (GUIDE §3) do not read as membership, with a role in square brackets or not
+  ("Alex Scammon (G-Research) [host]", "Boris Litvin (AWS) [presenter]"); a speaker's label that introduces what they say
   ("**Terence (Prysm)**:", "James Snell (TSC): VM Summit") is no roster;
 * **the person's initials** — "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters abbreviate
   the name before them (how minutes name speakers), no organisation;
@@ -88,7 +89,8 @@ _ATTENDANCE = re.compile(
     r"|guests|members present|absent|regrets|apologies)[\s*_]*:", re.IGNORECASE)
 """A line labelled as who attends: a roster whatever else it lists ("**Attendance:** Forest
 (Chainsafe), Fuhon (Soramitsu), …, and community representatives")."""
-_PARENTHESES = re.compile(r"\([^()]*\)")
+_PARENTHESES = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+"""Parentheses, or a role in square brackets after them ("Alex Scammon (G-Research) [host]")."""
 _NAME_PARTICLES = frozenset({
     "and", "van", "von", "de", "der", "den", "da", "di", "du", "del", "la", "le", "bin", "al",
 })

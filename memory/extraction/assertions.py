@@ -168,3 +168,112 @@ def without_struck_text(text: str) -> str:
     if "~~" not in text:
         return text
     return _STRUCK.sub(" ", text)
+
+
+# Issue #17, second precision round (branch ``rtprec2``): three shapes of a fact whose words
+# name nothing the labels could hold, found on minutes and PR descriptions outside the corpus
+# (W3C WebExtensions CG, CNCF TOC batch subproject, OpenJS standards WG, nushell PRs).
+
+_ONE_OF_MANY = frozenset({"one", "another", "any", "future", "upcoming"})
+"""Determiners that pick no particular member of a group ("One proposal went to stage 4, many
+advanced", "any issue", "future meetings"). A thing someone makes, "will create a repo",
+"working on a github bot", is theirs by the labels (GUIDE §4) and stays."""
+
+_WORK_TYPES = frozenset({"WorkItem", "Plan", "Event"})
+"""Types of the things work is about (a customer's problem, "an error when …", is named by its
+own words: ``memory.support``)."""
+
+_PARTICIPATION = re.compile(
+    r"\b(?:will|to|would|plans?\s+to|going\s+to|agreed\s+to)\s+(?:also\s+)?"
+    r"(?:participate|attend|join|take\s+part|be\s+present)\b",
+    re.IGNORECASE,
+)
+_ABOUT_ITEMS = frozenset({"RESPONSIBLE_FOR", "HAS_STATUS", "DEPENDS_ON"})
+_SPOKEN = re.compile(r"^\s*(?:\[[^\]]{1,30}\]|@?[A-Z][\w.'’ -]{0,30}:)\s*")
+_CONDITION = re.compile(r"^(?:if|unless|suppose|supposing|assuming|in\s+case)\b", re.IGNORECASE)
+
+
+def _written(name: str, sentence: str) -> re.Match[str] | None:
+    """Where the sentence writes a name (its words in any case, with what precedes them)."""
+    words = re.split(r"\s+", name.split(" (")[0].strip())
+    if not words or not words[0]:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    return re.search(r"(?:\b(\w+)\s+)?(?<![\w-])" + pattern + r"(?![\w-])", sentence,
+                     re.IGNORECASE)
+
+
+def names_one_of_many(name: str, sentence: str) -> bool:
+    """Whether an item is written as one member of a group, no particular one ("One proposal
+    went to stage 4, many advanced to stage 1", "future meetings"). A name with a reference
+    ("#12", a number) names its item whatever precedes it."""
+    if re.search(r"[#\d]", name):
+        return False
+    first = name.split()[0].lower() if name.split() else ""
+    if first in _ONE_OF_MANY:
+        return True
+    found = _written(name, sentence)
+    return bool(found and found.group(1) and found.group(1).lower() in _ONE_OF_MANY)
+
+
+def participates(target: str, sentence: str) -> bool:
+    """Whether a sentence has someone take part in the thing ("Weka and Hammerspace will
+    participate in future meetings", "Alice to join the call"): attending, no work owned."""
+    verb = _PARTICIPATION.search(sentence)
+    if verb is None:
+        return False
+    found = _written(target, sentence)
+    return found is None or found.start() >= verb.start()
+
+
+def supposes(sentence: str) -> bool:
+    """Whether a sentence is a supposition ("If a user script runs long, that blocks the
+    extension for 30 seconds", "[jan] Unless the flag is set …"): what would happen, not
+    what does."""
+    return bool(_CONDITION.match(_SPOKEN.sub("", sentence.strip(" *-_"), count=1)))
+
+
+class _Fact(Protocol):
+    source: str
+    source_type: str
+    relation: str
+    target: str
+    target_type: str
+    sentence: str
+
+
+_JOINED = re.compile(r"^(?:&|\+|and\b|or\b)", re.IGNORECASE)
+
+
+def continues_a_list(name: str) -> bool:
+    """Whether a name begins with what joins it to words before it ("Approved & Merged" read as
+    "& Merged"): the tail of a list, no name."""
+    return bool(_JOINED.match(name.strip()))
+
+
+def expands_initials(short: str, sentence: str) -> bool:
+    """Whether a word in capitals is the short form of the words right before it in parentheses
+    ("Device Resource Allocation (DRA)"): an abbreviation, no one who owns the words."""
+    if not re.fullmatch(r"[A-Z]{2,8}", short):
+        return False
+    at = sentence.find(f"({short})")
+    if at < 0:
+        return False
+    words = re.findall(r"[A-Za-z][\w'’-]*", sentence[:at])[-len(short):]
+    return "".join(w[0] for w in words).upper() == short
+
+
+def states_a_fact(fact: _Fact) -> bool:
+    """Whether a fact read from a sentence stands: its item is no group's member, no one
+    merely takes part in it, and no dependency is only supposed."""
+    if fact.relation not in _ABOUT_ITEMS:
+        return True  # ("After one update, it started to freeze": an event, in a customer's words)
+    for name, kind in ((fact.source, fact.source_type), (fact.target, fact.target_type)):
+        if kind in _WORK_TYPES and names_one_of_many(name, fact.sentence):
+            return False
+    if continues_a_list(fact.source) or continues_a_list(fact.target):
+        return False
+    if fact.relation == "RESPONSIBLE_FOR" and (participates(fact.target, fact.sentence)
+                                              or expands_initials(fact.source, fact.sentence)):
+        return False
+    return not (fact.relation == "DEPENDS_ON" and supposes(fact.sentence))
