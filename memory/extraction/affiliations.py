@@ -24,7 +24,8 @@ was tuned on):
   ("**Attendance:** Forest (Chainsafe), …, and community representatives"): who was there or
   who presents, which the
   labels (GUIDE §3) do not read as membership, with a role in square brackets or not
-  ("Alex Scammon (G-Research) [host]", "Boris Litvin (AWS) [presenter]"); a speaker's label that introduces what they say
+  ("Alex Scammon (G-Research) [host]", "Boris Litvin (AWS) [presenter]"); a speaker's label
+  that introduces what they say
   ("**Terence (Prysm)**:", "James Snell (TSC): VM Summit") is no roster;
 * **the person's initials** — "Michael Ficarra (MF)", "Shu-yu Guo (SYG)": the letters abbreviate
   the name before them (how minutes name speakers), no organisation;
