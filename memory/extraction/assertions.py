@@ -175,8 +175,13 @@ def without_struck_text(text: str) -> str:
 # (W3C WebExtensions CG, CNCF TOC batch subproject, OpenJS standards WG, nushell PRs).
 
 _ONE_OF_MANY = frozenset({"one", "another", "any", "future", "upcoming"})
+_POINTING = frozenset({"that", "those"})
+"""Pointing back at words before ("that fix"); "this change" is often the item at hand, which
+the labels name by it."""
 """Determiners that pick no particular member of a group ("One proposal went to stage 4, many
-advanced", "any issue", "future meetings"). A thing someone makes, "will create a repo",
+advanced", "any issue", "future meetings"), or only by pointing back at words before it ("that
+fix was reverted": one noun the words point with is no name; "this change to `toSorted`" names
+its item by what follows). A thing someone makes, "will create a repo",
 "working on a github bot", is theirs by the labels (GUIDE §4) and stays."""
 
 _WORK_TYPES = frozenset({"WorkItem", "Plan", "Event"})
@@ -209,11 +214,13 @@ def names_one_of_many(name: str, sentence: str) -> bool:
     ("#12", a number) names its item whatever precedes it."""
     if re.search(r"[#\d]", name):
         return False
-    first = name.split()[0].lower() if name.split() else ""
-    if first in _ONE_OF_MANY:
+    words = name.split()
+    first = words[0].lower() if words else ""
+    if first in _ONE_OF_MANY or (first in _POINTING and len(words) == 2):
         return True
     found = _written(name, sentence)
-    return bool(found and found.group(1) and found.group(1).lower() in _ONE_OF_MANY)
+    before = found.group(1).lower() if found and found.group(1) else ""
+    return before in _ONE_OF_MANY or (before in _POINTING and len(words) == 1)
 
 
 def participates(target: str, sentence: str) -> bool:

@@ -65,3 +65,11 @@ def test_a_short_form_after_its_words_owns_nothing() -> None:
     assert not expands_initials("DRA", "Resource work (DRA) by Dana")
     assert not any(rel == "RESPONSIBLE_FOR" for _, rel, _ in facts(
         "## Topics\n\n* Device Resource Allocation (DRA)\n"))
+
+
+def test_a_noun_pointed_back_at_is_no_item() -> None:
+    text = ("I squashed the commits into one, because the first one broke the build, which the "
+            "second fixed, but that fix was reverted and replaced in the third.")
+    assert not any(name == "That Fix" for fact in facts(text) for name in (fact[0], fact[2]))
+    assert names_one_of_many("That Fix", text)
+    assert not names_one_of_many("This Change", "We merged this change to `toSorted`.")
