@@ -284,3 +284,23 @@ def states_a_fact(fact: _Fact) -> bool:
                                               or expands_initials(fact.source, fact.sentence)):
         return False
     return not (fact.relation == "DEPENDS_ON" and supposes(fact.sentence))
+
+
+_UNCHECKED_BOX = re.compile(r"^[ \t]*[-*+][ \t]+\[ \][ \t]+(?P<goal>\S.*?)\s*$", re.MULTILINE)
+
+
+def unchecked_goals(text: str) -> frozenset[str]:
+    """The lines of unchecked task boxes ("- [ ] These tests are no longer flaky." under
+    "Acceptance Criteria"): what is to become true, not what is. A status read from one is a
+    goal; who is to do the box's work ("- [ ] Alice to update the docs") stays hers."""
+    if "[ ]" not in text:
+        return frozenset()
+    return frozenset(match["goal"] for match in _UNCHECKED_BOX.finditer(text))
+
+
+def states_a_status(fact: _Fact, goals: frozenset[str]) -> bool:
+    """Whether a status stands: not read from an unchecked task box (``unchecked_goals``)."""
+    if fact.relation != "HAS_STATUS" or not goals:
+        return True
+    sentence = fact.sentence.strip()
+    return not any(sentence == goal or sentence in goal for goal in goals)

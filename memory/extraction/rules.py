@@ -224,6 +224,8 @@ from memory.extraction.assertions import (
     names_a_group,
     names_something_new,
     states_a_fact,
+    states_a_status,
+    unchecked_goals,
     without_struck_text,
 )
 from memory.extraction.headings import under_speaker_label
@@ -3764,7 +3766,9 @@ def extract_with_rules(
     reader.product = product or (product_words(thread.item.key) if thread else frozenset())
     reader.read(document, thread)
     facts, closures = _settle(reader)
-    facts = [fact for fact in facts if states_a_fact(fact)]  # "a project to …", "if …"
+    goals = unchecked_goals(text)  # "- [ ] These tests are no longer flaky.": to become true
+    facts = [fact for fact in facts  # "one proposal went …", "if …", "that fix"
+             if states_a_fact(fact) and states_a_status(fact, goals)]
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,
                             author=author_entity, dropped=reader.dropped)
     if author_entity is not None and author_entity.type == "Customer":

@@ -9,7 +9,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memory.extraction.affiliations import find_memberships
-from memory.extraction.assertions import expands_initials, names_one_of_many, supposes
+from memory.extraction.assertions import (
+    expands_initials,
+    names_one_of_many,
+    supposes,
+    unchecked_goals,
+)
 from memory.extraction.rules import extract_with_rules
 
 REFERENCE_TIME = datetime(2025, 7, 29, tzinfo=UTC)
@@ -51,8 +56,9 @@ def test_a_supposed_block_is_no_dependency() -> None:
     assert supposes("Unless the flag is set, the loader blocks the build.")
     assert not supposes("[kim] The long loop blocks the worker until the timeout.")
     assert not any(rel == "DEPENDS_ON" for _, rel, _ in facts(
-        "### Issue 512: long-running scripts\n\n[kim] If a content script executes a long "
-        "loop, that effectively blocks the worker for 30 seconds.\n"))
+        "#### [Issue 512](https://github.com/acme/ext/issues/512): long-running scripts\n\n"
+        " * [kim] If a content script executes a long loop, that effectively block the worker "
+        "for 30 seconds.\n"))
 
 
 def test_the_tail_of_a_list_of_statuses_is_no_item() -> None:
@@ -64,7 +70,8 @@ def test_a_short_form_after_its_words_owns_nothing() -> None:
     assert expands_initials("DRA", "Device Resource Allocation (DRA)")
     assert not expands_initials("DRA", "Resource work (DRA) by Dana")
     assert not any(rel == "RESPONSIBLE_FOR" for _, rel, _ in facts(
-        "## Topics\n\n* Device Resource Allocation (DRA)\n"))
+        "## Next Steps\n\n- Groups to follow:\n- Storage Working Group\n"
+        "- Device Resource Allocation (DRA)\n- Research User Group (RUG)\n"))
 
 
 def test_a_noun_pointed_back_at_is_no_item() -> None:
@@ -73,3 +80,17 @@ def test_a_noun_pointed_back_at_is_no_item() -> None:
     assert not any(name == "That Fix" for fact in facts(text) for name in (fact[0], fact[2]))
     assert names_one_of_many("That Fix", text)
     assert not names_one_of_many("This Change", "We merged this change to `toSorted`.")
+
+
+def test_an_unchecked_box_is_a_goal_not_a_status() -> None:
+    text = ("Fix the intermittent login tests #7031\n\n### Acceptance Criteria\n\n"
+            "- [ ] These tests are no longer flaky.\n")
+    assert unchecked_goals(text) == {"These tests are no longer flaky."}
+    extraction = extract_with_rules(text, author="tpen", reference_time=REFERENCE_TIME)
+    assert not any(f.relation == "HAS_STATUS" for f in extraction.facts)
+
+
+def test_a_checked_box_or_an_action_in_a_box_is_still_read() -> None:
+    assert unchecked_goals("- [x] These tests are no longer flaky.\n") == frozenset()
+    assert ("Alice", "RESPONSIBLE_FOR", "Migration Guide") in facts(
+        "## Action items\n\n- [ ] Alice to write the migration guide\n")
