@@ -301,15 +301,19 @@ _SHARED_NOTE = re.compile(r" \[(?:shares: |in )[^\]]*\]$")
 
 
 def resembles_thread_problem(extraction: Extraction, issue: str, thread: str,
-                             text: str) -> Extraction:
+                             text: str, *, reported: bool = False) -> Extraction:
     """The extraction with the author's message resembling the issue its thread resembles
     ("Same here." in a thread whose first message was placed by its words): it goes where its
     thread goes, and reports nothing. Its evidence cites its first sentence and says why
-    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``)."""
+    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``). ``reported``: the
+    thread reports the issue and the message says nothing of having it (a fix, a question:
+    ``memory.extraction.support_same``) — it goes with its thread, its evidence saying
+    ``[in acme/app#30, which reports …]``."""
     assert extraction.author is not None
     first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    how = "reports" if reported else "resembles"
     fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES, issue,
-                         "Issue", f"{first[:500]} [in {thread}, which resembles {issue}]")
+                         "Issue", f"{first[:500]} [in {thread}, which {how} {issue}]")
     return replace(extraction, facts=[*extraction.facts, fact])
 
 
