@@ -59,6 +59,13 @@ class SupportProblems:
         issues = reported_issues(extraction)
         threads = threads_reported(extraction)
         known = set().union(*(self.thread_problems(t) for t in threads)) if threads else set()
+        if known and issues and not known & self.thread_reports(threads) and not any(
+                i in known for i in issues) and not says_same_problem(episode.content):
+            # a thread placed by its words alone (no message of it reported its problem) does
+            # not outweigh a report in words: "database error since early August" in a thread
+            # whose only earlier message explained the error away is that customer's report
+            # (but "also seeing this and in addition to memory consumption, …" is the thread's)
+            known = set()
         kept: str | None = None
         resembled = False
         if known:
