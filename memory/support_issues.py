@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from memory.extraction import ExtractedFact, Extraction
+from memory.extraction.support_same import same_problem_sentence
 from memory.extraction.symptoms import area_word, joined_pairs, problem_name
 from memory.language.words import lemma
 from memory.names import normalize_name
@@ -267,11 +268,13 @@ def keep_only(extraction: Extraction, kept: str | None, dropped: Iterable[str]) 
 
 
 def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Extraction:
-    """The extraction with the author's report of their thread's problem, citing the message's
-    first sentence ("Same here."): a customer writing in a thread whose problem is known, in no
-    words of another problem, has that problem too."""
+    """The extraction with the author's report of their thread's problem, citing the sentence
+    that says they have it ("Same here.", ``memory.extraction.support_same``; else the
+    message's first): a customer writing in a thread whose problem is known, in no words of
+    another problem, saying they have it, has that problem too."""
     assert extraction.author is not None
-    first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    first = same_problem_sentence(text) or next(
+        (s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
     fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED", issue,
                          "Issue", first[:500])
     return replace(extraction, facts=[*extraction.facts, fact])

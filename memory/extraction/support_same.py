@@ -22,6 +22,7 @@ _PROBLEM = r"(?:issue|issues|problem|problems|bug|error|errors|behaviou?r|thing|
 _CUES = re.compile(
     r"(?:^|(?<=[\s(,.!;:]))(?:"
     r"\+1|\+\s?one|same\s+(?:here|for\s+me|on\s+my\s+(?:end|side)|" + _PROBLEM + r")"
+    r"|same\s+(?:also\s+|too\s+|again\s+)?(?:in|on|for|with)\s+(?:mine|me|my|ours|us|our)\b"
     r"|same\s+(?:exact\s+|exactly\s+)?" + _PROBLEM +
     r"|(?:the\s+)?(?:exact\s+|exactly\s+(?:the\s+)?)same\b"
     r"|me\s+(?:too|as\s+well|neither)|(?:for|to|with)\s+me\s+(?:too|as\s+well)"
@@ -55,6 +56,13 @@ def says_same_problem(text: str) -> bool:
     """Whether the message says its author has the problem of the thread it is in (module
     docstring): a cue of having it in a sentence that neither negates it, asks about it, nor
     turns it to another problem."""
+    return same_problem_sentence(text) is not None
+
+
+def same_problem_sentence(text: str) -> str | None:
+    """The sentence in which the message says its author has the thread's problem ("so how to
+    solve it ?  even now i updated to macOS mojave got the same issue." → the second), or
+    None (``says_same_problem``): what its report of the thread's problem cites."""
     for sentence in _SENTENCE.findall(text):
         for cue in _CUES.finditer(sentence):
             if _NEGATION.search(sentence[:cue.start()]):
@@ -63,5 +71,5 @@ def says_same_problem(text: str) -> bool:
                 continue
             if _OTHER_PROBLEM.search(sentence[cue.start():]):
                 continue
-            return True
-    return False
+            return sentence.strip()
+    return None

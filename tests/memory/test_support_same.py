@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.extraction.support_same import says_same_problem
+from memory.extraction.support_same import same_problem_sentence, says_same_problem
 
 
 @pytest.mark.parametrize("text", [
@@ -24,6 +24,7 @@ from memory.extraction.support_same import says_same_problem
     "When I try to link it behaves exactly as pig0r described.",
     "I had the same issue on Windows 11. I fixed it for half a day by downloading the update.",
     "Me too, since this morning.",
+    "same also in mine. still looping in after login and back to login form again",
 ])
 def test_a_message_saying_the_author_has_the_threads_problem_says_so(text: str) -> None:
     assert says_same_problem(text)
@@ -105,3 +106,10 @@ def test_a_report_in_words_outweighs_a_thread_placed_by_its_words_alone(graph, i
     sam = Fact.objects.filter(graph=graph, source__name__iexact="sam", relation="REPORTED",
                               target__type="Issue")
     assert [f.target.name for f in sam] == ["Start Failures (acme/app)"]
+
+
+def test_the_report_of_the_threads_problem_cites_the_sentence_that_says_so() -> None:
+    assert same_problem_sentence(
+        "so how to solve it ?  even now i updated to macOS mojave got the same issue.") == (
+        "even now i updated to macOS mojave got the same issue.")
+    assert same_problem_sentence("Thanks, that worked.") is None
