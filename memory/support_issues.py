@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from memory.extraction import ExtractedFact, Extraction
+from memory.extraction.support_same import same_problem_sentence
 from memory.extraction.symptoms import area_word, joined_pairs, problem_name
 from memory.language.words import lemma
 from memory.names import normalize_name
@@ -267,11 +268,13 @@ def keep_only(extraction: Extraction, kept: str | None, dropped: Iterable[str]) 
 
 
 def reports_thread_problem(extraction: Extraction, issue: str, text: str) -> Extraction:
-    """The extraction with the author's report of their thread's problem, citing the message's
-    first sentence ("Same here."): a customer writing in a thread whose problem is known, in no
-    words of another problem, has that problem too."""
+    """The extraction with the author's report of their thread's problem, citing the sentence
+    that says they have it ("Same here.", ``memory.extraction.support_same``; else the
+    message's first): a customer writing in a thread whose problem is known, in no words of
+    another problem, saying they have it, has that problem too."""
     assert extraction.author is not None
-    first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    first = same_problem_sentence(text) or next(
+        (s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
     fact = ExtractedFact(extraction.author.name, extraction.author.type, "REPORTED", issue,
                          "Issue", first[:500])
     return replace(extraction, facts=[*extraction.facts, fact])
@@ -301,15 +304,19 @@ _SHARED_NOTE = re.compile(r" \[(?:shares: |in )[^\]]*\]$")
 
 
 def resembles_thread_problem(extraction: Extraction, issue: str, thread: str,
-                             text: str) -> Extraction:
+                             text: str, *, reported: bool = False) -> Extraction:
     """The extraction with the author's message resembling the issue its thread resembles
     ("Same here." in a thread whose first message was placed by its words): it goes where its
     thread goes, and reports nothing. Its evidence cites its first sentence and says why
-    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``)."""
+    (``Same here. [in acme/app#30, which resembles High CPU Usage (acme)]``). ``reported``: the
+    thread reports the issue and the message says nothing of having it (a fix, a question:
+    ``memory.extraction.support_same``) — it goes with its thread, its evidence saying
+    ``[in acme/app#30, which reports …]``."""
     assert extraction.author is not None
     first = next((s.strip() for s in _SENTENCE.findall(text) if s.strip()), text.strip())
+    how = "reports" if reported else "resembles"
     fact = ExtractedFact(extraction.author.name, extraction.author.type, RESEMBLES, issue,
-                         "Issue", f"{first[:500]} [in {thread}, which resembles {issue}]")
+                         "Issue", f"{first[:500]} [in {thread}, which {how} {issue}]")
     return replace(extraction, facts=[*extraction.facts, fact])
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from memory.extraction import Extraction
+from memory.extraction.support_same import says_same_problem
 from memory.models import Episode, FactEvidence, Graph
 from memory.support import brand_of
 from memory.support_issues import (
@@ -58,6 +59,13 @@ class SupportProblems:
         issues = reported_issues(extraction)
         threads = threads_reported(extraction)
         known = set().union(*(self.thread_problems(t) for t in threads)) if threads else set()
+        if known and issues and not known & self.thread_reports(threads) and not any(
+                i in known for i in issues) and not says_same_problem(episode.content):
+            # a thread placed by its words alone (no message of it reported its problem) does
+            # not outweigh a report in words: "database error since early August" in a thread
+            # whose only earlier message explained the error away is that customer's report
+            # (but "also seeing this and in addition to memory consumption, …" is the thread's)
+            known = set()
         kept: str | None = None
         resembled = False
         if known:
@@ -68,14 +76,17 @@ class SupportProblems:
                 # "Same here." in a thread whose problem is known reports that problem: the
                 # customer is one more who has it, not only one more who wrote in the thread.
                 kept = next(iter(known))
-                if kept in self.thread_reports(threads):
+                if kept in self.thread_reports(threads) and says_same_problem(episode.content):
                     extraction = reports_thread_problem(extraction, kept, episode.content)
                 else:
-                    # a thread that only resembles its problem carries no report of it: the
-                    # message resembles it too, as its thread does
+                    # a thread that only resembles its problem carries no report of it, and a
+                    # message that says nothing of having it (a fix, a question, advice:
+                    # ``support_same``) reports none: the message resembles it, as its thread
+                    # does
                     thread = next(t for t in threads if kept in self.thread_problems(t))
-                    extraction = resembles_thread_problem(extraction, kept, thread,
-                                                          episode.content)
+                    extraction = resembles_thread_problem(
+                        extraction, kept, thread, episode.content,
+                        reported=kept in self.thread_reports(threads))
                     resembled = True
         elif issues:
             kept = main_problem(issues, brand)
