@@ -232,6 +232,7 @@ from memory.extraction.headings import under_speaker_label
 from memory.extraction.minutes import minutes_speaker, standup_owner
 from memory.extraction.names_evidence import can_name, names_an_amount, waits_in_person
 from memory.extraction.readings import ReadingStack, reading
+from memory.extraction.support_context import asked_problem, is_circumstance
 from memory.extraction.support_products import (
     names_product_inside,
     product_in_use,
@@ -1139,6 +1140,11 @@ class _Reader:
             # "MacOS 13.4 update: Tailscale exit node functionality stops working": the problem
             # is after the colon, what it came after before it
             words = _clean(context.problem)
+        if self.author.type == "Customer":
+            asked = asked_problem(words)  # "How to solve this problem?" names none
+            if asked is None:
+                return
+            words = asked
         if words.count('"') % 2:
             words = words.replace('"', "")  # 'stuck on "starting"' lost its closing quote
         # A customer's title that states a problem in the words of ``problem_name`` reports it
@@ -1159,6 +1165,8 @@ class _Reader:
         surface = None
         if where is not None and not _names_platform(where["np"] or where["lower"]):
             surface = self.surface(where["np"] or where["lower"], clause)
+        if surface is not None and is_circumstance(surface.name):
+            surface = None  # "crashes on start", "on High Sierra": when and where, not what
         if surface is None:
             # "MagicDNS not working", "'com.docker.hyperkit' process has a very high CPU
             # utilisation", "Client update … broke MagicDNS": the product the title names
@@ -2146,7 +2154,7 @@ class _Reader:
             return True
         if reporter is not None:
             self.fact(reporter, REPORTED, issue, clause)
-        if surface is not None:
+        if surface is not None and not is_circumstance(surface.name):
             self.fact(issue, AFFECTS, surface, clause)
         return True
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from memory.extraction import Extraction
 from memory.extraction.rules import extract_with_rules
+from memory.extraction.support_context import asked_problem, names_occasion, names_os_release
 from memory.extraction.support_products import product_words
 from memory.extraction.support_reports import whole_product_fails
 
@@ -246,3 +247,60 @@ def test_a_sentence_that_says_what_is_used_still_reports_its_problem() -> None:
     postman = product_words("postmanlabs/postman-app-support#1")
     extraction = read("I am on the latest version of Postman and it crashes on startup.", postman)
     assert {("kim", "USES", "Postman"), ("kim", "REPORTED", "crashes")} <= signatures(extraction)
+
+
+def test_a_title_that_asks_how_to_fix_this_problem_names_no_problem() -> None:
+    # seen on public support threads outside the corpus (issue #17)
+    assert asked_problem("How to solve this problem?") is None
+    assert asked_problem("How do I fix this?") is None
+    assert asked_problem("Any idea how to fix this issue") is None
+    assert asked_problem("How to fix login not working") == "login not working"
+    assert asked_problem("Login not working") == "Login not working"
+    extraction = extract_with_rules(
+        "# How to solve this problem? #12\n\nThe widget crashes when I open a file.",
+        author="kim",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("acme/widget#12"),
+    )
+    assert not any("How to solve" in f.target for f in extraction.facts)
+
+
+def test_a_title_that_asks_how_to_fix_a_named_problem_reports_that_problem() -> None:
+    extraction = extract_with_rules(
+        "# How to fix login not working? #12\n\nI cannot log in.",
+        author="kim",
+        reference_time=REFERENCE_TIME,
+        author_type="Customer",
+        product=product_words("acme/widget#12"),
+    )
+    assert ("kim", "REPORTED", "login not working (#12)") in signatures(extraction)
+
+
+def test_the_moment_a_problem_shows_is_not_what_it_affects() -> None:
+    assert names_occasion("start") and names_occasion("the first start")
+    assert names_occasion("Startup") and not names_occasion("the export")
+    assert not any(f.relation == "AFFECTS" for f in read("The widget crashes on start.").facts)
+    assert not any(f.relation == "AFFECTS" for f in read("Crash on startup").facts)
+
+
+def test_the_operating_system_a_problem_shows_on_is_not_what_it_affects() -> None:
+    for release in ("High Sierra", "macOS Big Sur", "Windows 11", "Android 14", "Ubuntu 22.04"):
+        assert names_os_release(release), release
+    for product in ("Docker Desktop", "Windows Terminal", "Docker for Mac", "Pro", "Sierra Cloud"):
+        assert not names_os_release(product), product
+    for text in ("The widget crashes on High Sierra.", "Login fails on Windows 11",
+                 "The app crashes on Android 14", "The app crashes on macOS Big Sur"):
+        assert not any(f.relation == "AFFECTS" for f in read(text).facts), text
+
+
+def test_a_product_a_problem_shows_in_still_is_what_it_affects() -> None:
+    assert ("Crashes", "AFFECTS", "Docker Desktop") in signatures(
+        read("The widget crashes on Docker Desktop.")
+    )
+    assert ("Login Failures", "AFFECTS", "Mobile App") in signatures(
+        read("Our users can't log in to the mobile app.")
+    )
+    assert ("Timeout Errors", "AFFECTS", "Export") in signatures(
+        read("Requests time out on the export.")
+    )
