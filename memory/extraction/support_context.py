@@ -84,8 +84,8 @@ def names_os_release(phrase: str) -> bool:
     if not words:
         return False
     family = words[0] in _OS_FAMILIES
-    release = " ".join(w for w in words[1:] if not _VERSION.match(w)) if family else " ".join(
-        w for w in words if not _VERSION.match(w))
+    release = " ".join(  # "Mac OS X 10.13", "macOS 14.2.1", "Windows 10 Pro"
+        w for w in words if not _VERSION.match(w) and not (family and w in _OS_FAMILIES))
     return (family and release == "") or release in _OS_RELEASES
 
 

@@ -285,7 +285,8 @@ def test_the_moment_a_problem_shows_is_not_what_it_affects() -> None:
 
 
 def test_the_operating_system_a_problem_shows_on_is_not_what_it_affects() -> None:
-    for release in ("High Sierra", "macOS Big Sur", "Windows 11", "Android 14", "Ubuntu 22.04"):
+    for release in ("High Sierra", "macOS Big Sur", "Windows 11", "Android 14", "Ubuntu 22.04",
+                    "Mac OS X 10.13"):
         assert names_os_release(release), release
     for product in ("Docker Desktop", "Windows Terminal", "Docker for Mac", "Pro", "Sierra Cloud"):
         assert not names_os_release(product), product
