@@ -36,7 +36,10 @@ Pure functions over a sentence's words.
 from __future__ import annotations
 
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from memory.language.documents import Document
 
 _PROPOSAL_LABEL = re.compile(
     r"^[\s*_]*(?:(?:counter[- ]?)?proposals?|proposed|suggestions?|suggested|ideas?"
@@ -286,16 +289,12 @@ def states_a_fact(fact: _Fact) -> bool:
     return not (fact.relation == "DEPENDS_ON" and supposes(fact.sentence))
 
 
-_UNCHECKED_BOX = re.compile(r"^[ \t]*[-*+][ \t]+\[ \][ \t]+(?P<goal>\S.*?)\s*$", re.MULTILINE)
-
-
-def unchecked_goals(text: str) -> frozenset[str]:
-    """The lines of unchecked task boxes ("- [ ] These tests are no longer flaky." under
-    "Acceptance Criteria"): what is to become true, not what is. A status read from one is a
-    goal; who is to do the box's work ("- [ ] Alice to update the docs") stays hers."""
-    if "[ ]" not in text:
-        return frozenset()
-    return frozenset(match["goal"] for match in _UNCHECKED_BOX.finditer(text))
+def unchecked_goals(document: Document) -> frozenset[str]:
+    """The items of unchecked task boxes ("- [ ] These tests are no longer flaky." under
+    "Acceptance Criteria"; the document marks each box, ``Passage.task``): what is to become
+    true, not what is. A status read from one is a goal; who is to do the box's work ("- [ ]
+    Alice to update the docs") stays hers."""
+    return frozenset(passage.text for passage in document.passages if passage.task == "open")
 
 
 def states_a_status(fact: _Fact, goals: frozenset[str]) -> bool:

@@ -3774,7 +3774,7 @@ def extract_with_rules(
     reader.product = product or (product_words(thread.item.key) if thread else frozenset())
     reader.read(document, thread)
     facts, closures = _settle(reader)
-    goals = unchecked_goals(text)  # "- [ ] These tests are no longer flaky.": to become true
+    goals = unchecked_goals(document)  # "- [ ] These tests are no longer flaky.": a goal
     facts = [fact for fact in facts  # "one proposal went …", "if …", "that fix"
              if states_a_fact(fact) and states_a_status(fact, goals)]
     extraction = Extraction(extractor=RULES_EXTRACTOR, facts=facts, closures=closures,

@@ -16,6 +16,7 @@ from memory.extraction.assertions import (
     unchecked_goals,
 )
 from memory.extraction.rules import extract_with_rules
+from memory.language.documents import read_document
 
 REFERENCE_TIME = datetime(2025, 7, 29, tzinfo=UTC)
 
@@ -85,12 +86,12 @@ def test_a_noun_pointed_back_at_is_no_item() -> None:
 def test_an_unchecked_box_is_a_goal_not_a_status() -> None:
     text = ("Fix the intermittent login tests #7031\n\n### Acceptance Criteria\n\n"
             "- [ ] These tests are no longer flaky.\n")
-    assert unchecked_goals(text) == {"These tests are no longer flaky."}
+    assert unchecked_goals(read_document(text)) == {"These tests are no longer flaky."}
     extraction = extract_with_rules(text, author="tpen", reference_time=REFERENCE_TIME)
     assert not any(f.relation == "HAS_STATUS" for f in extraction.facts)
 
 
 def test_a_checked_box_or_an_action_in_a_box_is_still_read() -> None:
-    assert unchecked_goals("- [x] These tests are no longer flaky.\n") == frozenset()
+    assert unchecked_goals(read_document("- [x] These tests are no longer flaky.\n")) == frozenset()
     assert ("Alice", "RESPONSIBLE_FOR", "Migration Guide") in facts(
         "## Action items\n\n- [ ] Alice to write the migration guide\n")
